@@ -1,0 +1,135 @@
+"""The ``cozmo-brain`` command line.
+
+One parser for the whole user-facing contract; each subcommand's work lives in its own
+module and is imported only when that subcommand runs, so ``cozmo-brain sim`` does not pay
+for loading the brain, and a broken optional module cannot stop the others.
+
+Exit codes: 0 success, 1 validation or runtime error (with a clear message), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Callable, Sequence
+
+log = logging.getLogger("cozmo_brain")
+
+#: subcommand -> "module:function"; the function takes the parsed namespace and returns an exit code.
+HANDLERS: dict[str, str] = {
+    "run": "brain.app:run_command",
+    "sim": "driver.sim.server:sim_command",
+    "check": "brain.check:check_command",
+    "tree": "brain.personality_cli:tree_command",
+    "anim": "brain.anim_cli:anim_command",
+    "simulate": "brain.app:simulate_command",
+}
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    p.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only")
+    p.add_argument("--config", metavar="FILE", help="daemon settings (default: ./config.yaml if present)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser for every subcommand of the contract."""
+    parser = argparse.ArgumentParser(
+        prog="cozmo-brain",
+        description="A personality runtime for the Cozmo robot.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("run", help="run the personality against a robot or the simulator")
+    _add_common(p)
+    target = p.add_mutually_exclusive_group()
+    target.add_argument("--sim", action="store_true", help="start the simulated Cozmo in-process and use it")
+    target.add_argument("--robot", metavar="HOST[:PORT]", help="connect to a real robot (default 172.31.1.1:5551)")
+    p.add_argument("--personality", metavar="FILE", help="personality YAML (default: config.yaml's)")
+    p.add_argument("--resources", metavar="DIR", action="append", help="resource root, searched in order; repeatable")
+    p.add_argument("--duration", metavar="S", type=float, help="stop cleanly after S seconds")
+    p.add_argument("--dashboard", metavar="HOST:PORT", help="serve the dashboard here")
+    p.add_argument("--sim-script", metavar="FILE", help="with --sim: a YAML timeline of scripted events")
+
+    p = sub.add_parser("sim", help="the simulated Cozmo alone, speaking the robot's UDP protocol")
+    _add_common(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=5551, help="UDP port (default 5551)")
+    p.add_argument("--loss", type=float, default=0.0, metavar="P", help="drop this fraction of datagrams each way")
+    p.add_argument("--duplicate", type=float, default=0.0, metavar="P", help="duplicate this fraction of datagrams")
+    p.add_argument("--reorder", type=float, default=0.0, metavar="P", help="delay this fraction to reorder them")
+    p.add_argument("--latency", type=float, default=0.0, metavar="MS", help="one-way latency in milliseconds")
+    p.add_argument("--script", metavar="FILE", help="a YAML timeline of scripted events")
+    p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
+
+    p = sub.add_parser("check", help="validate resources and a personality; exit 1 on errors")
+    _add_common(p)
+    p.add_argument("--personality", metavar="FILE", help="personality YAML to validate")
+    p.add_argument("--resources", metavar="DIR", action="append", help="resource root, searched in order; repeatable")
+
+    p = sub.add_parser("tree", help="show a personality's behaviour tree")
+    _add_common(p)
+    p.add_argument("--personality", metavar="FILE", help="personality YAML (default: config.yaml's)")
+    p.add_argument("--resources", metavar="DIR", action="append", help="resource root; repeatable")
+    p.add_argument("--format", choices=("ascii", "dot", "svg"), default="ascii")
+    p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+
+    p = sub.add_parser("anim", help="list, show, convert and render animation clips")
+    _add_common(p)
+    p.add_argument("--resources", metavar="DIR", action="append", help="resource root; repeatable")
+    asub = p.add_subparsers(dest="anim_command", metavar="ACTION")
+    asub.required = True
+    asub.add_parser("list", help="list the clips of the resource set")
+    a = asub.add_parser("show", help="describe one clip")
+    a.add_argument("name")
+    a = asub.add_parser("convert", help="convert a clip file between .bin, .json and the text format")
+    a.add_argument("input", metavar="IN")
+    a.add_argument("output", metavar="OUT")
+    a = asub.add_parser("render", help="render a clip to an animated GIF and a PNG plot of its tracks")
+    a.add_argument("name", help="clip name or clip file")
+    a.add_argument("--out", required=True, metavar="FILE", help="GIF path; the plot goes beside it as .png")
+
+    p = sub.add_parser("simulate", help="run a personality offline, faster than real time")
+    _add_common(p)
+    p.add_argument("--hours", type=float, required=True)
+    p.add_argument("--personality", metavar="FILE")
+    p.add_argument("--resources", metavar="DIR", action="append")
+    p.add_argument("--report", metavar="FILE")
+    return parser
+
+
+def setup_logging(verbose: int = 0, quiet: bool = False) -> None:
+    """Configure the root logger once for the process: one line per record, to standard error."""
+    level = logging.WARNING if quiet else (logging.INFO if verbose < 2 else logging.DEBUG)
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+        stream=sys.stderr,
+    )
+
+
+def _resolve(spec: str) -> Callable[[argparse.Namespace], int]:
+    module_name, func_name = spec.split(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, func_name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    setup_logging(getattr(args, "verbose", 0), getattr(args, "quiet", False))
+    handler = _resolve(HANDLERS[args.command])
+    try:
+        return int(handler(args) or 0)
+    except KeyboardInterrupt:
+        log.info("interrupted")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
