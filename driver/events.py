@@ -1,0 +1,194 @@
+"""Typed robot events: edges of the status flags and the robot's discrete messages.
+
+Cliff, picked-up, falling and on-charger exist on the wire only as bits of RobotState.status;
+behaviours want to know when they *change*. The Robot turns each edge into a
+:class:`StatusChanged` with a readable ``kind`` and turns discrete messages (button, poke, cube
+tap, animation started, …) into their own event classes. Every event carries ``at``, the host's
+monotonic time in seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .samples import RobotStatus
+
+#: status flag -> event kind (the name reactions and conditions use)
+FLAG_KINDS: dict[RobotStatus, str] = {
+    RobotStatus.CLIFF_DETECTED: "cliff",
+    RobotStatus.IS_PICKED_UP: "picked_up",
+    RobotStatus.IS_FALLING: "falling",
+    RobotStatus.IS_ON_CHARGER: "on_charger",
+    RobotStatus.IS_CHARGING: "charging",
+    RobotStatus.IS_MOVING: "moving",
+    RobotStatus.ARE_WHEELS_MOVING: "wheels_moving",
+    RobotStatus.HEAD_IN_POS: "head_in_position",
+    RobotStatus.LIFT_IN_POS: "lift_in_position",
+    RobotStatus.IS_ANIMATING: "animating",
+    RobotStatus.IS_ANIMATING_IDLE: "animating_idle",
+    RobotStatus.IS_PATHING: "pathing",
+    RobotStatus.IS_CARRYING_BLOCK: "carrying_block",
+    RobotStatus.IS_PICKING_OR_PLACING: "picking_or_placing",
+    RobotStatus.IS_BODY_ACC_MODE: "body_acc_mode",
+    RobotStatus.IS_ANIM_BUFFER_FULL: "anim_buffer_full",
+    RobotStatus.IS_CHARGER_OOS: "charger_out_of_spec",
+}
+
+
+@dataclass(frozen=True)
+class RobotEvent:
+    """Base of all robot events; ``kind`` is a stable snake_case name."""
+
+    at: float
+    KIND: ClassVar[str] = "event"
+
+    @property
+    def kind(self) -> str:
+        """The event's stable name, e.g. ``cliff`` or ``cube_tapped``."""
+        return self.KIND
+
+
+@dataclass(frozen=True)
+class StatusChanged(RobotEvent):
+    """A status flag turned on (``value`` True) or off."""
+
+    flag: RobotStatus = RobotStatus(0)
+    value: bool = False
+
+    @property
+    def kind(self) -> str:
+        """The flag's event name, e.g. ``cliff`` or ``picked_up``."""
+        return FLAG_KINDS.get(self.flag, self.flag.name or "status")
+
+
+@dataclass(frozen=True)
+class Connected(RobotEvent):
+    """The start-up sequence finished; the robot streams state."""
+    KIND: ClassVar[str] = "connected"
+
+    firmware_version: int = 0
+
+
+@dataclass(frozen=True)
+class RobotLost(RobotEvent):
+    """No frames from the robot for the configured time."""
+    KIND: ClassVar[str] = "robot_lost"
+
+    silent_for_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class RobotRecovered(RobotEvent):
+    """Frames flow again after the robot was lost."""
+    KIND: ClassVar[str] = "robot_recovered"
+
+
+@dataclass(frozen=True)
+class Disconnected(RobotEvent):
+    """The link closed."""
+    KIND: ClassVar[str] = "disconnected"
+
+
+@dataclass(frozen=True)
+class ButtonPressed(RobotEvent):
+    """The backpack button went down (``pressed``) or up."""
+    KIND: ClassVar[str] = "button"
+
+    pressed: bool = True
+
+
+@dataclass(frozen=True)
+class Poked(RobotEvent):
+    """Someone poked the robot."""
+    KIND: ClassVar[str] = "poked"
+
+
+@dataclass(frozen=True)
+class Delocalized(RobotEvent):
+    """The robot lost track of its pose."""
+    KIND: ClassVar[str] = "delocalized"
+
+
+@dataclass(frozen=True)
+class CubeTapped(RobotEvent):
+    """A light cube was tapped ``taps`` times."""
+    KIND: ClassVar[str] = "cube_tapped"
+
+    object_id: int = 0
+    taps: int = 1
+
+
+@dataclass(frozen=True)
+class CubeMoved(RobotEvent):
+    """A light cube started moving."""
+    KIND: ClassVar[str] = "cube_moved"
+
+    object_id: int = 0
+
+
+@dataclass(frozen=True)
+class CubeStopped(RobotEvent):
+    """A light cube stopped moving."""
+    KIND: ClassVar[str] = "cube_stopped"
+
+    object_id: int = 0
+
+
+@dataclass(frozen=True)
+class CubeConnection(RobotEvent):
+    """A light cube connected or disconnected."""
+    KIND: ClassVar[str] = "cube_connection"
+
+    object_id: int = 0
+    factory_id: int = 0
+    connected: bool = True
+
+
+@dataclass(frozen=True)
+class FallingStarted(RobotEvent):
+    """Free fall detected."""
+    KIND: ClassVar[str] = "falling_started"
+
+
+@dataclass(frozen=True)
+class FallingStopped(RobotEvent):
+    """The fall ended, with its length and impact."""
+    KIND: ClassVar[str] = "falling_stopped"
+
+    duration_ms: int = 0
+    impact_intensity: float = 0.0
+
+
+@dataclass(frozen=True)
+class AnimationStarted(RobotEvent):
+    """The robot began playing a streamed animation."""
+    KIND: ClassVar[str] = "animation_started"
+
+    anim_id: int = 0
+
+
+@dataclass(frozen=True)
+class AnimationEnded(RobotEvent):
+    """The robot finished a streamed animation."""
+    KIND: ClassVar[str] = "animation_ended"
+
+    anim_id: int = 0
+
+
+@dataclass(frozen=True)
+class PathFollowing(RobotEvent):
+    """Progress of a path: ``state`` is started, interrupted or completed."""
+    KIND: ClassVar[str] = "path_following"
+
+    event_id: int = 0
+    state: str = "started"
+
+
+@dataclass(frozen=True)
+class MotorCalibration(RobotEvent):
+    """A motor started or finished calibrating (0 = head, 1 = lift)."""
+    KIND: ClassVar[str] = "motor_calibration"
+
+    motor_id: int = 0
+    started: bool = False

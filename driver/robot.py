@@ -1,0 +1,581 @@
+"""The Robot: the driver's public face, used by the brain.
+
+It connects (the firmware-2381 start-up sequence), mirrors RobotState as typed samples, turns
+status-flag edges and discrete robot messages into typed events, and offers commands. Commands
+that take time (head, lift, turn, paths) return an :class:`Action`: awaitable, but also
+pollable with ``done()`` so a behaviour-tree node can start it on one tick and look at it on the
+next. Nothing here blocks the event loop.
+
+Event listeners are called synchronously, in the receive path, in registration order. That is
+what lets the brain's safety layer stop the motors the instant a cliff or pick-up arrives,
+before the next heartbeat tick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from . import events as ev
+from .link import Address, Link, LinkState, LinkStats, Role
+from .protocol import messages as m
+from .protocol.frame import DecodeError, RawPacket
+from .samples import RobotStateSample, RobotStatus, state_from_message
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Action", "ActionCancelled", "ActionFailed", "ActionTimeout", "Robot", "RobotError", "RobotInfo"]
+
+DEFAULT_ADDRESS: Address = ("172.31.1.1", 5551)
+HEAD_MIN_RAD = math.radians(-25.0)
+HEAD_MAX_RAD = math.radians(44.5)
+LIFT_MIN_MM = 32.0
+LIFT_MAX_MM = 92.0
+FACTORY_FIRMWARE = {10501, 10502, 10700}
+TARGET_FIRMWARE = 2381
+
+
+class RobotError(RuntimeError):
+    """The robot could not be reached or did not complete the start-up sequence."""
+
+
+class ActionFailed(Exception):
+    """An action did not complete."""
+
+
+class ActionTimeout(ActionFailed):
+    """An action did not complete in time."""
+
+
+class ActionCancelled(ActionFailed):
+    """An action was cancelled, superseded by another on the same motor, or stopped by safety."""
+
+
+class ActionState(Enum):
+    """Life of an action."""
+
+    SENT = "sent"
+    ACKNOWLEDGED = "acknowledged"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+class Action:
+    """Something the robot is doing that takes time.
+
+    ``await action`` waits for it; ``action.done()`` / ``action.succeeded`` let a tree poll it.
+    It succeeds when the robot acknowledged it and the motion is observed finished; it fails on
+    timeout, on cancel, or when another command takes over the same motor.
+    """
+
+    def __init__(self, robot: Robot, kind: str, action_id: int | None, timeout: float,
+                 is_finished: Callable[[RobotStateSample], bool]) -> None:
+        loop = asyncio.get_running_loop()
+        self.robot = robot
+        self.kind = kind
+        self.action_id = action_id
+        self.state = ActionState.SENT if action_id is not None else ActionState.ACKNOWLEDGED
+        self.started_at = loop.time()
+        self._is_finished = is_finished
+        self._future: asyncio.Future[None] = loop.create_future()
+        self._future.add_done_callback(_consume_exception)
+        self._timer = loop.call_later(timeout, self._timeout, timeout)
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return self._future.__await__()
+
+    def done(self) -> bool:
+        """True once the action succeeded or failed."""
+        return self._future.done()
+
+    @property
+    def succeeded(self) -> bool:
+        """True when the action completed successfully."""
+        return self.state is ActionState.SUCCEEDED
+
+    @property
+    def error(self) -> BaseException | None:
+        """Why the action failed (None while running or on success)."""
+        if not self._future.done() or self._future.cancelled():
+            return None
+        return self._future.exception()
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Give up on the action (the motor is not stopped; use stop commands for that)."""
+        self._finish(ActionCancelled(f"{self.kind}: {reason}"))
+
+    def _acknowledged(self) -> None:
+        if self.state is ActionState.SENT:
+            self.state = ActionState.ACKNOWLEDGED
+
+    def _check(self, sample: RobotStateSample) -> None:
+        if self.state is ActionState.ACKNOWLEDGED and self._is_finished(sample):
+            self._finish(None)
+
+    def _timeout(self, after: float) -> None:
+        self._finish(ActionTimeout(f"{self.kind} did not finish within {after:.1f} s"))
+
+    def _finish(self, error: BaseException | None) -> None:
+        if self._future.done():
+            return
+        self._timer.cancel()
+        self.state = ActionState.FAILED if error else ActionState.SUCCEEDED
+        if error is None:
+            self._future.set_result(None)
+        else:
+            self._future.set_exception(error)
+        self.robot._forget(self)
+
+    def __repr__(self) -> str:
+        return f"<Action {self.kind} id={self.action_id} {self.state.value}>"
+
+
+def _consume_exception(fut: asyncio.Future[None]) -> None:
+    # Actions are often polled rather than awaited; never warn about an unretrieved failure.
+    if not fut.cancelled():
+        fut.exception()
+
+
+@dataclass
+class RobotInfo:
+    """What the robot told us about itself at start-up."""
+
+    serial_number: int = 0
+    firmware_version: int = 0
+    firmware: dict[str, Any] | None = None
+    body_hw_version: int = 0
+    body_color: int = -1
+
+
+EventListener = Callable[[ev.RobotEvent], None]
+
+
+class Robot:
+    """A connection to one Cozmo (real or simulated) and everything it does.
+
+    Two Robots can live in one process; nothing is global.
+    """
+
+    def __init__(
+        self,
+        host: str = DEFAULT_ADDRESS[0],
+        port: int = DEFAULT_ADDRESS[1],
+        *,
+        lost_after: float = 3.0,
+        connect_timeout: float = 5.0,
+        local_addr: Address = ("0.0.0.0", 0),
+        stop_on_cliff: bool = True,
+        name: str = "robot",
+    ) -> None:
+        self.address: Address = (host, port)
+        self.lost_after = lost_after
+        self.connect_timeout = connect_timeout
+        self.local_addr = local_addr
+        self.stop_on_cliff = stop_on_cliff
+        self.name = name
+        self.info = RobotInfo()
+        self.state: RobotStateSample | None = None
+        self.link: Link | None = None
+        self.malformed_messages = 0
+        self._listeners: list[EventListener] = []
+        self._msg_listeners: list[Callable[[Any], None]] = []
+        self._actions: dict[str, Action] = {}
+        self._action_by_id: dict[int, Action] = {}
+        self._next_action_id = 0
+        self._path_event_id = 0
+        self._waiters: dict[str, asyncio.Future[Any]] = {}
+        self._ready = False
+        self._lost = False
+
+    # ------------------------------------------------------------------ connection
+
+    async def connect(self) -> None:
+        """Run the start-up sequence; raise :class:`RobotError` if the robot does not answer."""
+        loop = asyncio.get_running_loop()
+        self._waiters = {k: loop.create_future() for k in ("firmware", "body", "state")}
+        self.link = await Link.open(
+            Role.ENGINE, self.local_addr, peer=self.address, on_packet=self._on_packet,
+            on_state=self._on_link_state, lost_after=self.lost_after, name=self.name,
+        )
+        try:
+            await self.link.connect(timeout=self.connect_timeout)
+            await self._wait("firmware", "FirmwareSignature")
+            self.send(m.Enable())
+            self.send(m.Enable())
+            await self._wait("body", "BodyInfo")
+            self.send(m.SetOrigin())
+            self.send(m.SyncTime())
+            await self._wait("state", "the first RobotState")
+            self.send(m.EnableStopOnCliff(enable=self.stop_on_cliff))
+            self.send(m.EnableAnimationState())
+        except BaseException as exc:
+            self.link.close()
+            if isinstance(exc, (ConnectionError, asyncio.TimeoutError)):
+                raise RobotError(f"cannot connect to the robot at {self.address[0]}:{self.address[1]}: {exc}") from exc
+            raise
+        self._ready = True
+        self._emit(ev.Connected(loop.time(), firmware_version=self.info.firmware_version))
+        log.info("%s: connected to %s:%d, firmware %d, serial 0x%08x", self.name, *self.address,
+                 self.info.firmware_version, self.info.serial_number)
+
+    async def _wait(self, key: str, what: str) -> None:
+        try:
+            await asyncio.wait_for(asyncio.shield(self._waiters[key]), self.connect_timeout)
+        except asyncio.TimeoutError:
+            raise RobotError(f"the robot sent no {what} within {self.connect_timeout:.1f} s") from None
+
+    async def disconnect(self) -> None:
+        """Stop the motors, say goodbye, and close the link; send nothing after that."""
+        if self.link is None:
+            return
+        if self.link.state is LinkState.CONNECTED:
+            with contextlib.suppress(Exception):
+                self.stop_all_motors()
+        for action in list(self._actions.values()):
+            action.cancel("disconnected")
+        await self.link.disconnect()
+        self._ready = False
+
+    async def __aenter__(self) -> Robot:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.disconnect()
+
+    @property
+    def connected(self) -> bool:
+        """True after the start-up sequence while the link is up."""
+        return self._ready and self.link is not None and self.link.state is LinkState.CONNECTED
+
+    @property
+    def stats(self) -> LinkStats:
+        """Link statistics (sent, resent, dropped, RTT)."""
+        assert self.link is not None
+        return self.link.stats
+
+    def _on_link_state(self, old: LinkState, new: LinkState) -> None:
+        loop = asyncio.get_running_loop()
+        if new is LinkState.LOST:
+            self._lost = True
+            for action in list(self._actions.values()):
+                action.cancel("robot lost")
+            self._emit(ev.RobotLost(loop.time(), silent_for_s=self.lost_after))
+        elif new is LinkState.CONNECTED and self._lost:
+            self._lost = False
+            self._emit(ev.RobotRecovered(loop.time()))
+        elif new in (LinkState.CLOSED, LinkState.IDLE) and old is not LinkState.CONNECTING:
+            self._ready = False
+            self._emit(ev.Disconnected(loop.time()))
+
+    # ------------------------------------------------------------------ events
+
+    def add_listener(self, listener: EventListener) -> Callable[[], None]:
+        """Call ``listener`` for every robot event; returns a function that removes it."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return remove
+
+    def add_message_listener(self, listener: Callable[[Any], None]) -> Callable[[], None]:
+        """Call ``listener`` with every decoded message (for tools and diagnostics)."""
+        self._msg_listeners.append(listener)
+        return lambda: self._msg_listeners.remove(listener) if listener in self._msg_listeners else None
+
+    async def wait_for(self, kind: str, timeout: float | None = None,
+                       predicate: Callable[[ev.RobotEvent], bool] | None = None) -> ev.RobotEvent:
+        """Wait for the next event of ``kind`` (optionally matching ``predicate``)."""
+        fut: asyncio.Future[ev.RobotEvent] = asyncio.get_running_loop().create_future()
+
+        def listener(e: ev.RobotEvent) -> None:
+            if e.kind == kind and not fut.done() and (predicate is None or predicate(e)):
+                fut.set_result(e)
+
+        remove = self.add_listener(listener)
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        finally:
+            remove()
+
+    def _emit(self, event: ev.RobotEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("%s: event listener failed on %s", self.name, event.kind)
+
+    # ------------------------------------------------------------------ receiving
+
+    def _on_packet(self, raw: RawPacket) -> None:
+        try:
+            msg = m.decode(raw)
+        except DecodeError as exc:
+            self.malformed_messages += 1
+            log.debug("%s: dropped undecodable packet: %s", self.name, exc)
+            return
+        handler = self._handlers.get(type(msg).__name__)
+        if handler is not None:
+            try:
+                handler(self, msg)
+            except Exception:
+                log.exception("%s: failed to handle %s", self.name, type(msg).__name__)
+        for listener in list(self._msg_listeners):
+            listener(msg)
+
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    def _resolve(self, key: str) -> None:
+        fut = self._waiters.get(key)
+        if fut is not None and not fut.done():
+            fut.set_result(None)
+
+    def _on_robot_state(self, msg: Any) -> None:
+        sample = state_from_message(msg, self._now())
+        prev = self.state
+        self.state = sample
+        self._resolve("state")
+        if prev is not None:
+            changed = prev.status ^ sample.status
+            if changed:
+                for flag in RobotStatus:
+                    if changed & flag:
+                        self._emit(ev.StatusChanged(sample.received_at, flag, bool(sample.status & flag)))
+        for action in list(self._actions.values()):
+            action._check(sample)
+
+    def _on_firmware(self, msg: Any) -> None:
+        try:
+            info = json.loads(msg.signature)
+            version = int(info.get("version", 0))
+        except (ValueError, TypeError, AttributeError):
+            info, version = None, 0
+        self.info.firmware, self.info.firmware_version = info, version
+        if version in FACTORY_FIRMWARE:
+            log.warning("%s: FACTORY/RECOVERY FIRMWARE %d detected: most features will not work. "
+                        "Update the robot with the Cozmo app.", self.name, version)
+        elif version != TARGET_FIRMWARE:
+            log.warning("%s: firmware %d; cozmo-brain targets %d, some messages may differ",
+                        self.name, version, TARGET_FIRMWARE)
+        self._resolve("firmware")
+
+    def _on_hardware(self, msg: Any) -> None:
+        self.info.serial_number = int(msg.serial_number_head)
+
+    def _on_body(self, msg: Any) -> None:
+        self.info.body_hw_version = int(msg.body_hw_version)
+        self.info.body_color = int(msg.body_color)
+        if not self.info.serial_number:
+            self.info.serial_number = int(msg.serial_number)
+        self._resolve("body")
+
+    def _on_ack(self, msg: Any) -> None:
+        action = self._action_by_id.get(int(msg.action_id))
+        if action is not None:
+            action._acknowledged()
+            if self.state is not None:
+                # Do not finish on the stale sample from before the motion began.
+                pass
+
+    def _on_path(self, msg: Any) -> None:
+        states = {0: "started", 1: "interrupted", 2: "completed"}
+        state = states.get(int(msg.event_type), str(msg.event_type))
+        self._emit(ev.PathFollowing(self._now(), event_id=int(msg.event_id), state=state))
+        action = self._actions.get("path")
+        if action is not None and action.action_id == int(msg.event_id):
+            if state == "completed":
+                action._finish(None)
+            elif state == "interrupted":
+                action._finish(ActionCancelled("path interrupted"))
+
+    _handlers: dict[str, Callable[[Robot, Any], None]] = {
+        "RobotState": _on_robot_state,
+        "FirmwareSignature": _on_firmware,
+        "HardwareInfo": _on_hardware,
+        "BodyInfo": _on_body,
+        "AcknowledgeAction": _on_ack,
+        "PathFollowingEvent": _on_path,
+        "ButtonPressed": lambda self, msg: self._emit(ev.ButtonPressed(self._now(), pressed=bool(msg.pressed))),
+        "RobotPoked": lambda self, msg: self._emit(ev.Poked(self._now())),
+        "RobotDelocalized": lambda self, msg: self._emit(ev.Delocalized(self._now())),
+        "ObjectTapped": lambda self, msg: self._emit(
+            ev.CubeTapped(self._now(), object_id=int(msg.object_id), taps=int(msg.num_taps))),
+        "ObjectMoved": lambda self, msg: self._emit(ev.CubeMoved(self._now(), object_id=int(msg.object_id))),
+        "ObjectStoppedMoving": lambda self, msg: self._emit(
+            ev.CubeStopped(self._now(), object_id=int(msg.object_id))),
+        "ObjectConnectionState": lambda self, msg: self._emit(ev.CubeConnection(
+            self._now(), object_id=int(msg.object_id), factory_id=int(msg.factory_id),
+            connected=bool(msg.connected))),
+        "FallingStarted": lambda self, msg: self._emit(ev.FallingStarted(self._now())),
+        "FallingStopped": lambda self, msg: self._emit(ev.FallingStopped(
+            self._now(), duration_ms=int(msg.duration_ms), impact_intensity=float(msg.impact_intensity))),
+        "AnimationStarted": lambda self, msg: self._emit(ev.AnimationStarted(self._now(), anim_id=int(msg.anim_id))),
+        "AnimationEnded": lambda self, msg: self._emit(ev.AnimationEnded(self._now(), anim_id=int(msg.anim_id))),
+        "MotorCalibration": lambda self, msg: self._emit(ev.MotorCalibration(
+            self._now(), motor_id=int(msg.motor_id), started=bool(msg.calib_started))),
+    }
+
+    # ------------------------------------------------------------------ commands
+
+    def send(self, msg: Any) -> None:
+        """Send any message (sequenced or out-of-band as its type says)."""
+        if self.link is None:
+            raise RobotError("not connected")
+        self.link.send(m.encode(msg))
+
+    def _new_action(self, slot: str, action_id: int | None, timeout: float,
+                    is_finished: Callable[[RobotStateSample], bool]) -> Action:
+        old = self._actions.get(slot)
+        if old is not None:
+            old.cancel(f"superseded by a new {slot} command")
+        action = Action(self, slot, action_id, timeout, is_finished)
+        self._actions[slot] = action
+        if action_id is not None and slot != "path":
+            self._action_by_id[action_id] = action
+        return action
+
+    def _forget(self, action: Action) -> None:
+        if self._actions.get(action.kind) is action:
+            del self._actions[action.kind]
+        if action.action_id is not None and self._action_by_id.get(action.action_id) is action:
+            del self._action_by_id[action.action_id]
+
+    def _action_id(self) -> int:
+        self._next_action_id = self._next_action_id % 255 + 1
+        return self._next_action_id
+
+    def set_head_angle(self, angle_rad: float, *, max_speed: float = 15.0, accel: float = 20.0,
+                       duration: float = 0.0, timeout: float = 5.0) -> Action:
+        """Move the head to ``angle_rad`` (clamped to −25°…44.5°)."""
+        target = min(HEAD_MAX_RAD, max(HEAD_MIN_RAD, angle_rad))
+        aid = self._action_id()
+        action = self._new_action("head", aid, timeout, lambda s: s.has(RobotStatus.HEAD_IN_POS)
+                                  and abs(s.proprioception.head_angle_rad - target) < math.radians(3))
+        self.send(m.SetHeadAngle(angle_rad=target, max_speed_rad_per_sec=max_speed,
+                                 accel_rad_per_sec2=accel, duration_sec=duration, action_id=aid))
+        return action
+
+    def set_lift_height(self, height_mm: float, *, max_speed: float = 3.0, accel: float = 20.0,
+                        duration: float = 0.0, timeout: float = 5.0) -> Action:
+        """Move the lift to ``height_mm`` (clamped to 32…92 mm)."""
+        target = min(LIFT_MAX_MM, max(LIFT_MIN_MM, height_mm))
+        aid = self._action_id()
+        action = self._new_action("lift", aid, timeout, lambda s: s.has(RobotStatus.LIFT_IN_POS)
+                                  and abs(s.proprioception.lift_height_mm - target) < 3.0)
+        self.send(m.SetLiftHeight(height_mm=target, max_speed_rad_per_sec=max_speed,
+                                  accel_rad_per_sec2=accel, duration_sec=duration, action_id=aid))
+        return action
+
+    def turn_in_place(self, angle_rad: float, *, speed: float = math.pi, accel: float = 10.0,
+                      tolerance: float = math.radians(2), absolute: bool = False, timeout: float = 10.0) -> Action:
+        """Turn by (or to, with ``absolute``) ``angle_rad``."""
+        start = self.state.proprioception.pose.angle_rad if self.state else 0.0
+        target = angle_rad if absolute else start + angle_rad
+        aid = self._action_id()
+
+        def finished(s: RobotStateSample) -> bool:
+            err = math.atan2(math.sin(target - s.proprioception.pose.angle_rad),
+                             math.cos(target - s.proprioception.pose.angle_rad))
+            return abs(err) <= tolerance + math.radians(2) and not s.has(RobotStatus.ARE_WHEELS_MOVING)
+
+        action = self._new_action("wheels", aid, timeout, finished)
+        self.send(m.TurnInPlace(angle_rad=angle_rad, speed_rad_per_sec=speed, accel_rad_per_sec2=accel,
+                                angle_tolerance_rad=tolerance, is_absolute=absolute, action_id=aid))
+        return action
+
+    def drive_path(self, segments: list[tuple[str, dict[str, float]]], timeout: float = 30.0) -> Action:
+        """Follow a path of ``("line"|"arc"|"turn", params)`` segments; completes on PathFollowingEvent."""
+        self._path_event_id = self._path_event_id % 255 + 1
+        eid = self._path_event_id
+        old = self._actions.get("wheels")
+        if old is not None:
+            old.cancel("superseded by a path")
+        action = self._new_action("path", eid, timeout, lambda s: False)
+        action._acknowledged()
+        self.send(m.ClearPath())
+        kinds = {"line": m.AppendPathSegLine, "arc": m.AppendPathSegArc, "turn": m.AppendPathSegPointTurn}
+        for kind, params in segments:
+            cls = kinds.get(kind)
+            if cls is None:
+                raise ValueError(f"unknown path segment {kind!r}; expected line, arc or turn")
+            self.send(cls(**params))
+        self.send(m.ExecutePath(event_id=eid))
+        return action
+
+    def drive_wheels(self, left_mmps: float, right_mmps: float, left_accel: float = 0.0,
+                     right_accel: float = 0.0) -> None:
+        """Set wheel speeds (mm/s); cancels a turn or path in progress."""
+        for slot in ("wheels", "path"):
+            if slot in self._actions:
+                self._actions[slot].cancel("wheels commanded directly")
+        self.send(m.DriveWheels(lwheel_speed_mmps=left_mmps, rwheel_speed_mmps=right_mmps,
+                                lwheel_accel_mmps2=left_accel, rwheel_accel_mmps2=right_accel))
+
+    def move_head(self, speed_rad_per_sec: float) -> None:
+        """Move the head continuously (0 stops)."""
+        if "head" in self._actions:
+            self._actions["head"].cancel("head commanded directly")
+        self.send(m.MoveHead(speed_rad_per_sec=speed_rad_per_sec))
+
+    def move_lift(self, speed_rad_per_sec: float) -> None:
+        """Move the lift continuously (0 stops)."""
+        if "lift" in self._actions:
+            self._actions["lift"].cancel("lift commanded directly")
+        self.send(m.MoveLift(speed_rad_per_sec=speed_rad_per_sec))
+
+    def stop_all_motors(self) -> None:
+        """Stop wheels, head and lift now; cancels every action in progress."""
+        for action in list(self._actions.values()):
+            action.cancel("all motors stopped")
+        self.send(m.StopAllMotors())
+
+    def set_backpack_lights(self, colors: tuple[int, int, int, int, int]) -> None:
+        """Set the five backpack LEDs (left, front, middle, back, right) as RGB555 words."""
+        self.send(m.AnimBackpackLights(colors=list(colors)))
+
+    def set_backpack_light_states(self, states: list[Any]) -> None:
+        """Set the three centre backpack LEDs with full LightState patterns (blinks, fades)."""
+        self.send(m.LightStateCenter(states=states))
+
+    def set_cube_lights(self, object_id: int, states: list[Any]) -> None:
+        """Set a cube's four LEDs with LightState patterns."""
+        self.send(m.CubeId(object_id=object_id))
+        self.send(m.CubeLights(states=states))
+
+    def set_head_light(self, enable: bool) -> None:
+        """Switch the IR head light."""
+        self.send(m.SetHeadLight(enable=enable))
+
+    def set_volume(self, level: int) -> None:
+        """Speaker volume, 0…65535."""
+        self.send(m.SetRobotVolume(level=max(0, min(65535, int(level)))))
+
+    def enable_camera(self, enable: bool = True, color: bool = False) -> None:
+        """Start (or stop) camera streaming at QVGA."""
+        self.send(m.EnableCamera(image_send_mode=1 if enable else 0, image_resolution=4))
+        self.send(m.EnableColorImages(enable=color))
+
+    def set_camera_params(self, gain: float, exposure_ms: int, auto_exposure: bool = False) -> None:
+        """Manual gain/exposure, or auto exposure."""
+        self.send(m.SetCameraParams(gain=gain, exposure_ms=exposure_ms, auto_exposure_enabled=auto_exposure))
+
+    def display_image(self, encoded: bytes) -> None:
+        """Show a run-length-encoded 128×32 image on the face (see driver.animation.display)."""
+        self.send(m.DisplayImage(image=encoded))
+
+    def play_audio_frame(self, samples: bytes | None) -> None:
+        """Send one animation frame of audio: 744 µ-law bytes, or None for silence."""
+        if samples is None:
+            self.send(m.OutputSilence())
+        else:
+            self.send(m.OutputAudio(samples=samples))

@@ -1,0 +1,167 @@
+"""Typed samples of what the robot senses, in the style of the BOW data model.
+
+One sample type per modality, explicit units in every field name, and a timestamp on every
+sample: ``robot_time_ms`` is the robot's own clock (milliseconds since SyncTime) and
+``received_at`` the host's monotonic clock in seconds when the sample arrived, so latency and
+staleness can always be judged. Cozmo's extras (battery, cliff sensors, status flags) sit
+beside the standard ones in the same style.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntFlag
+
+
+class RobotStatus(IntFlag):
+    """Bits of RobotState.status (firmware 2381)."""
+
+    IS_MOVING = 0x1
+    IS_CARRYING_BLOCK = 0x2
+    IS_PICKING_OR_PLACING = 0x4
+    IS_PICKED_UP = 0x8
+    IS_BODY_ACC_MODE = 0x10
+    IS_FALLING = 0x20
+    IS_ANIMATING = 0x40
+    IS_PATHING = 0x80
+    LIFT_IN_POS = 0x100
+    HEAD_IN_POS = 0x200
+    IS_ANIM_BUFFER_FULL = 0x400
+    IS_ANIMATING_IDLE = 0x800
+    IS_ON_CHARGER = 0x1000
+    IS_CHARGING = 0x2000
+    CLIFF_DETECTED = 0x4000
+    ARE_WHEELS_MOVING = 0x8000
+    IS_CHARGER_OOS = 0x10000
+
+
+@dataclass(frozen=True, slots=True)
+class JointSample:
+    """One joint: position and velocity in the unit named by ``unit`` (``rad`` or ``mm``; per second)."""
+
+    name: str
+    position: float
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImuSample:
+    """Accelerometer (mm/s²) and gyroscope (rad/s) of the head IMU."""
+
+    accel_x_mmps2: float
+    accel_y_mmps2: float
+    accel_z_mmps2: float
+    gyro_x_radps: float
+    gyro_y_radps: float
+    gyro_z_radps: float
+
+
+@dataclass(frozen=True, slots=True)
+class PoseSample:
+    """Where the robot believes it is, relative to its origin (mm and radians)."""
+
+    x_mm: float
+    y_mm: float
+    z_mm: float
+    angle_rad: float
+    pitch_rad: float
+    frame_id: int
+    origin_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProprioceptionSample:
+    """The kinematic state: head angle, lift height, wheel speeds, IMU and pose."""
+
+    robot_time_ms: int
+    received_at: float
+    head_angle_rad: float
+    lift_height_mm: float
+    left_wheel_mmps: float
+    right_wheel_mmps: float
+    imu: ImuSample
+    pose: PoseSample
+
+    @property
+    def joints(self) -> tuple[JointSample, ...]:
+        """The joints in BOW order with their units."""
+        return (
+            JointSample("head", self.head_angle_rad, "rad"),
+            JointSample("lift", self.lift_height_mm, "mm"),
+            JointSample("wheel_left", self.left_wheel_mmps, "mm/s"),
+            JointSample("wheel_right", self.right_wheel_mmps, "mm/s"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BatterySample:
+    """Battery voltage (V) and charger contact."""
+
+    robot_time_ms: int
+    received_at: float
+    voltage_v: float
+    on_charger: bool
+    charging: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TactileSample:
+    """Raw touch and cliff sensor readings (unitless ADC counts)."""
+
+    robot_time_ms: int
+    received_at: float
+    backpack_touch_raw: int
+    cliff_raw: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RobotStateSample:
+    """Everything one RobotState message says, split by modality."""
+
+    proprioception: ProprioceptionSample
+    battery: BatterySample
+    tactile: TactileSample
+    status: RobotStatus
+    path_segment: int
+
+    @property
+    def received_at(self) -> float:
+        """Host monotonic time of arrival (s)."""
+        return self.proprioception.received_at
+
+    def has(self, flag: RobotStatus) -> bool:
+        """True when the status flag is set."""
+        return bool(self.status & flag)
+
+
+def state_from_message(msg: object, received_at: float) -> RobotStateSample:
+    """Build a sample from a decoded RobotState message."""
+    g = msg.__getattribute__
+    t = int(g("timestamp"))
+    status = RobotStatus(int(g("status")) & 0x1FFFF)
+    return RobotStateSample(
+        proprioception=ProprioceptionSample(
+            robot_time_ms=t,
+            received_at=received_at,
+            head_angle_rad=float(g("head_angle_rad")),
+            lift_height_mm=float(g("lift_height_mm")),
+            left_wheel_mmps=float(g("lwheel_speed_mmps")),
+            right_wheel_mmps=float(g("rwheel_speed_mmps")),
+            imu=ImuSample(
+                float(g("accel_x")), float(g("accel_y")), float(g("accel_z")),
+                float(g("gyro_x")), float(g("gyro_y")), float(g("gyro_z")),
+            ),
+            pose=PoseSample(
+                float(g("pose_x")), float(g("pose_y")), float(g("pose_z")),
+                float(g("pose_angle_rad")), float(g("pose_pitch_rad")),
+                int(g("pose_frame_id")), int(g("pose_origin_id")),
+            ),
+        ),
+        battery=BatterySample(
+            t, received_at, float(g("battery_voltage")),
+            bool(status & RobotStatus.IS_ON_CHARGER), bool(status & RobotStatus.IS_CHARGING),
+        ),
+        tactile=TactileSample(t, received_at, int(g("backpack_touch_sensor_raw")), tuple(g("cliff_data_raw"))),
+        status=status,
+        path_segment=int(g("curr_path_segment")),
+    )

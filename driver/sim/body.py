@@ -1,0 +1,340 @@
+"""The simulated Cozmo's body: head, lift, wheels, pose, battery and the status flags.
+
+Pure state stepped by ``step(dt)``; the simulator's network side feeds it commands and reads
+RobotState from it. Motions respect the robot's physical limits (head −25°…44.5°, lift 32…92 mm,
+wheels ±200 mm/s, track 45 mm) and move at the commanded speeds with a trapezoid-free but
+speed-limited approach, which is what behaviours can observe through RobotState.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import IntFlag
+
+HEAD_MIN_RAD = math.radians(-25.0)
+HEAD_MAX_RAD = math.radians(44.5)
+LIFT_MIN_MM = 32.0
+LIFT_MAX_MM = 92.0
+LIFT_ARM_MM = 66.0
+LIFT_PIVOT_MM = 45.0
+WHEEL_MAX_MMPS = 200.0
+TRACK_MM = 45.0
+HEAD_TOLERANCE_RAD = math.radians(1.0)
+LIFT_TOLERANCE_MM = 1.0
+
+
+class Status(IntFlag):
+    """RobotState.status bits (firmware 2381)."""
+
+    IS_MOVING = 0x1
+    IS_CARRYING_BLOCK = 0x2
+    IS_PICKING_OR_PLACING = 0x4
+    IS_PICKED_UP = 0x8
+    IS_BODY_ACC_MODE = 0x10
+    IS_FALLING = 0x20
+    IS_ANIMATING = 0x40
+    IS_PATHING = 0x80
+    LIFT_IN_POS = 0x100
+    HEAD_IN_POS = 0x200
+    IS_ANIM_BUFFER_FULL = 0x400
+    IS_ANIMATING_IDLE = 0x800
+    IS_ON_CHARGER = 0x1000
+    IS_CHARGING = 0x2000
+    CLIFF_DETECTED = 0x4000
+    ARE_WHEELS_MOVING = 0x8000
+    IS_CHARGER_OOS = 0x10000
+
+
+def clamp(x: float, lo: float, hi: float) -> float:
+    """Limit ``x`` to ``[lo, hi]``."""
+    return lo if x < lo else hi if x > hi else x
+
+
+def wrap_angle(a: float) -> float:
+    """Angle in (-pi, pi]."""
+    return math.atan2(math.sin(a), math.cos(a))
+
+
+def lift_mm_per_rad(height_mm: float) -> float:
+    """How many mm of lift height one radian of arm rotation gives at this height."""
+    s = clamp((height_mm - LIFT_PIVOT_MM) / LIFT_ARM_MM, -0.99, 0.99)
+    return LIFT_ARM_MM * math.cos(math.asin(s))
+
+
+@dataclass
+class Joint:
+    """One positional motor (head or lift) moving toward a target at a bounded speed."""
+
+    position: float
+    lo: float
+    hi: float
+    tolerance: float
+    target: float | None = None
+    speed: float = 0.0  # units/s while going to target, or continuous speed when target is None
+    velocity: float = 0.0
+    action_id: int | None = None
+
+    def command_target(self, target: float, speed: float, action_id: int | None = None) -> None:
+        """Go to ``target`` (clamped to the joint's range) at up to ``speed`` units/s."""
+        self.target = clamp(target, self.lo, self.hi)
+        self.speed = abs(speed) if speed else 1.0
+        self.action_id = action_id
+
+    def command_speed(self, speed: float) -> None:
+        """Move continuously at ``speed`` units/s until a limit (0 stops)."""
+        self.target = None
+        self.speed = speed
+        self.action_id = None
+
+    def step(self, dt: float) -> None:
+        """Advance the joint by ``dt`` seconds."""
+        before = self.position
+        if self.target is not None:
+            delta = self.target - self.position
+            max_step = self.speed * dt
+            if abs(delta) <= max_step:
+                self.position = self.target
+            else:
+                self.position += math.copysign(max_step, delta)
+        elif self.speed:
+            self.position = clamp(self.position + self.speed * dt, self.lo, self.hi)
+        self.velocity = (self.position - before) / dt if dt > 0 else 0.0
+
+    @property
+    def in_position(self) -> bool:
+        """True when not moving: at its target, or stopped."""
+        if self.target is not None:
+            return abs(self.target - self.position) <= self.tolerance
+        return self.speed == 0.0 or self.position in (self.lo, self.hi)
+
+    @property
+    def moving(self) -> bool:
+        """True while the joint is changing position."""
+        return abs(self.velocity) > 1e-6
+
+
+@dataclass
+class PathSegment:
+    """One segment of a path to follow: a straight line, an arc or a point turn."""
+
+    kind: str  # "line", "arc", "turn"
+    x: float = 0.0
+    y: float = 0.0
+    angle: float = 0.0
+    speed: float = 100.0
+    cx: float = 0.0
+    cy: float = 0.0
+    radius: float = 0.0
+    start_angle: float = 0.0
+    sweep: float = 0.0
+
+
+@dataclass
+class Body:
+    """Everything physical about the simulated robot, stepped in simulated time."""
+
+    head: Joint = field(default_factory=lambda: Joint(0.0, HEAD_MIN_RAD, HEAD_MAX_RAD, HEAD_TOLERANCE_RAD))
+    lift: Joint = field(default_factory=lambda: Joint(LIFT_MIN_MM, LIFT_MIN_MM, LIFT_MAX_MM, LIFT_TOLERANCE_MM))
+    x_mm: float = 0.0
+    y_mm: float = 0.0
+    z_mm: float = 0.0
+    angle_rad: float = 0.0
+    pitch_rad: float = 0.0
+    left_cmd: float = 0.0
+    right_cmd: float = 0.0
+    left_speed: float = 0.0
+    right_speed: float = 0.0
+    wheel_accel: float = 1000.0
+    battery_v: float = 4.1
+    picked_up: bool = False
+    cliff: bool = False
+    falling: bool = False
+    on_charger: bool = False
+    charging: bool = False
+    animating: bool = False
+    carrying_block: bool = False
+    stop_on_cliff: bool = False
+    gyro_z: float = 0.0
+    turn_target: float | None = None
+    turn_speed: float = 0.0
+    turn_tolerance: float = math.radians(2.0)
+    turn_action_id: int | None = None
+    path: list[PathSegment] = field(default_factory=list)
+    path_index: int = 0
+    path_active: bool = False
+    time_s: float = 0.0
+
+    # ---------------------------------------------------------------- commands
+
+    def drive(self, left: float, right: float, accel: float = 0.0) -> None:
+        """Set wheel speeds in mm/s (clamped to ±200); cancels a turn or path in progress."""
+        self.turn_target = None
+        self.path_active = False
+        self.left_cmd = clamp(left, -WHEEL_MAX_MMPS, WHEEL_MAX_MMPS)
+        self.right_cmd = clamp(right, -WHEEL_MAX_MMPS, WHEEL_MAX_MMPS)
+        self.wheel_accel = accel if accel > 0 else 1000.0
+
+    def turn_in_place(self, angle: float, speed: float, tolerance: float, absolute: bool,
+                      action_id: int | None = None) -> None:
+        """Rotate by (or to, when ``absolute``) ``angle`` radians at ``speed`` rad/s."""
+        self.path_active = False
+        target = angle if absolute else self.angle_rad + angle
+        self.turn_target = target
+        self.turn_speed = abs(speed) if speed else math.pi
+        self.turn_tolerance = tolerance if tolerance > 0 else math.radians(2.0)
+        self.turn_action_id = action_id
+
+    def stop_all(self) -> None:
+        """StopAllMotors: wheels, head and lift stop where they are."""
+        self.turn_target = None
+        self.path_active = False
+        self.left_cmd = self.right_cmd = 0.0
+        self.left_speed = self.right_speed = 0.0
+        self.head.command_speed(0.0)
+        self.lift.command_speed(0.0)
+
+    def start_path(self, segments: list[PathSegment]) -> None:
+        """Follow the given path segments in order."""
+        self.turn_target = None
+        self.path = list(segments)
+        self.path_index = 0
+        self.path_active = bool(segments)
+
+    # ---------------------------------------------------------------- physics
+
+    @property
+    def turn_done(self) -> bool:
+        """True when no turn is in progress."""
+        return self.turn_target is None
+
+    def step(self, dt: float) -> list[str]:
+        """Advance ``dt`` seconds; return the names of things that finished (for events)."""
+        finished: list[str] = []
+        self.time_s += dt
+        head_was_moving = self.head.target is not None and not self.head.in_position
+        lift_was_moving = self.lift.target is not None and not self.lift.in_position
+        self.head.step(dt)
+        self.lift.step(dt)
+        if head_was_moving and self.head.in_position:
+            finished.append("head")
+        if lift_was_moving and self.lift.in_position:
+            finished.append("lift")
+        if self.cliff and self.stop_on_cliff and (self.left_cmd > 0 or self.right_cmd > 0):
+            self.left_cmd = self.right_cmd = 0.0
+        if self.turn_target is not None:
+            err = wrap_angle(self.turn_target - self.angle_rad)
+            if abs(err) <= self.turn_tolerance:
+                self.turn_target = None
+                self.left_cmd = self.right_cmd = 0.0
+                finished.append("turn")
+            else:
+                w = math.copysign(min(self.turn_speed, abs(err) / dt if dt else self.turn_speed), err)
+                v = w * TRACK_MM / 2
+                self.left_cmd, self.right_cmd = -v, v
+        elif self.path_active:
+            if self._follow_path(dt):
+                finished.append("path")
+        self.left_speed = _approach(self.left_speed, self.left_cmd, self.wheel_accel * dt)
+        self.right_speed = _approach(self.right_speed, self.right_cmd, self.wheel_accel * dt)
+        if not self.picked_up:
+            v = (self.left_speed + self.right_speed) / 2
+            w = (self.right_speed - self.left_speed) / TRACK_MM
+            self.x_mm += v * math.cos(self.angle_rad + w * dt / 2) * dt
+            self.y_mm += v * math.sin(self.angle_rad + w * dt / 2) * dt
+            self.angle_rad = wrap_angle(self.angle_rad + w * dt)
+            self.gyro_z = w
+        else:
+            self.gyro_z = 0.0
+        if self.on_charger:
+            self.charging = self.battery_v < 4.2
+            if self.charging:
+                self.battery_v = min(4.2, self.battery_v + dt * 0.0005)
+        else:
+            self.charging = False
+            self.battery_v = max(3.3, self.battery_v - dt * 0.00002)
+        return finished
+
+    def _follow_path(self, dt: float) -> bool:
+        """Drive toward the current segment's end; True when the whole path is done."""
+        seg = self.path[self.path_index]
+        if seg.kind == "turn":
+            err = wrap_angle(seg.angle - self.angle_rad)
+            done = abs(err) < math.radians(2)
+            if not done:
+                w = math.copysign(min(abs(seg.speed) / (TRACK_MM / 2) if seg.speed else math.pi, abs(err) / dt), err)
+                self.left_cmd, self.right_cmd = -w * TRACK_MM / 2, w * TRACK_MM / 2
+        else:
+            tx, ty = seg.x, seg.y
+            dx, dy = tx - self.x_mm, ty - self.y_mm
+            dist = math.hypot(dx, dy)
+            done = dist < 2.0
+            if not done:
+                heading = math.atan2(dy, dx)
+                err = wrap_angle(heading - self.angle_rad)
+                speed = min(abs(seg.speed) or 100.0, dist / dt if dt else 100.0, WHEEL_MAX_MMPS)
+                w = clamp(4.0 * err, -3.0, 3.0)
+                v = speed * max(0.0, math.cos(err))
+                self.left_cmd = v - w * TRACK_MM / 2
+                self.right_cmd = v + w * TRACK_MM / 2
+        if done:
+            self.path_index += 1
+            if self.path_index >= len(self.path):
+                self.path_active = False
+                self.left_cmd = self.right_cmd = 0.0
+                return True
+        return False
+
+    # ---------------------------------------------------------------- sensing
+
+    @property
+    def wheels_moving(self) -> bool:
+        """True while either wheel turns."""
+        return abs(self.left_speed) > 0.5 or abs(self.right_speed) > 0.5
+
+    def status(self) -> int:
+        """The RobotState.status word for the current body state."""
+        s = 0
+        if self.wheels_moving or self.head.moving or self.lift.moving:
+            s |= Status.IS_MOVING
+        if self.wheels_moving:
+            s |= Status.ARE_WHEELS_MOVING
+        if self.carrying_block:
+            s |= Status.IS_CARRYING_BLOCK
+        if self.picked_up:
+            s |= Status.IS_PICKED_UP
+        if self.falling:
+            s |= Status.IS_FALLING
+        if self.animating:
+            s |= Status.IS_ANIMATING
+        if self.path_active:
+            s |= Status.IS_PATHING
+        if self.lift.in_position:
+            s |= Status.LIFT_IN_POS
+        if self.head.in_position:
+            s |= Status.HEAD_IN_POS
+        if self.on_charger:
+            s |= Status.IS_ON_CHARGER
+        if self.charging:
+            s |= Status.IS_CHARGING
+        if self.cliff:
+            s |= Status.CLIFF_DETECTED
+        return int(s)
+
+    def accel(self) -> tuple[float, float, float]:
+        """Accelerometer reading in mm/s²: gravity, or free fall while falling."""
+        if self.falling:
+            return (0.0, 0.0, 0.0)
+        if self.picked_up:
+            return (600.0, 300.0, 9500.0)
+        return (0.0, 0.0, 9810.0)
+
+    def cliff_raw(self) -> tuple[int, int, int, int]:
+        """Raw cliff sensor values: low readings mean no floor under that sensor."""
+        return (20, 20, 20, 20) if self.cliff or self.picked_up else (200, 200, 200, 200)
+
+
+def _approach(current: float, target: float, max_delta: float) -> float:
+    if abs(target - current) <= max_delta:
+        return target
+    return current + math.copysign(max_delta, target - current)

@@ -1,0 +1,123 @@
+"""Scripted timelines for the simulated Cozmo: "pick me up at 5 s, show a cliff at 8 s".
+
+A timeline is a YAML list of steps, each with a time ``at`` (seconds after the engine
+connects) and an ``event``, plus that event's own fields::
+
+    - {at: 5, event: pick_up}
+    - {at: 7, event: put_down}
+    - {at: 8, event: cliff, for: 1.5}        # cliff for 1.5 s, then the floor comes back
+    - {at: 10, event: button}
+    - {at: 11, event: poke}
+    - {at: 12, event: cube_tap, object_id: 1, taps: 2}
+    - {at: 14, event: on_charger}
+    - {at: 20, event: battery, volts: 3.5}
+    - {at: 25, event: silent, for: 4}        # stop answering for 4 s
+    - {at: 40, event: reboot}
+
+Errors name the file, the line and the step, and what was expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+#: event name -> {field: (type, default or REQUIRED)}
+REQUIRED = object()
+EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
+    "pick_up": {"for": (float, None)},
+    "put_down": {},
+    "cliff": {"for": (float, None)},
+    "cliff_clear": {},
+    "fall": {"for": (float, 0.6)},
+    "button": {},
+    "poke": {},
+    "cube_tap": {"object_id": (int, 1), "taps": (int, 1)},
+    "cube_move": {"object_id": (int, 1)},
+    "cube_connect": {"object_id": (int, 1)},
+    "on_charger": {},
+    "off_charger": {},
+    "battery": {"volts": (float, REQUIRED)},
+    "delocalize": {},
+    "silent": {"for": (float, REQUIRED)},
+    "reboot": {},
+}
+
+
+class ScriptError(ValueError):
+    """A timeline that cannot be used, with file, line and the reason."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scripted event at time ``at`` seconds."""
+
+    at: float
+    event: str
+    args: dict[str, Any] = field(default_factory=dict)
+    line: int = 0
+
+
+def parse_script(text: str, source: str = "<script>") -> list[Step]:
+    """Parse a timeline from YAML text; steps come back sorted by time."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark else source
+        raise ScriptError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if root is None:
+        return []
+    if not isinstance(root, yaml.SequenceNode):
+        raise ScriptError(f"{source}:{root.start_mark.line + 1}: expected a list of steps")
+    steps: list[Step] = []
+    for i, node in enumerate(root.value):
+        line = node.start_mark.line + 1
+        where = f"{source}:{line}: step {i}"
+        if not isinstance(node, yaml.MappingNode):
+            raise ScriptError(f"{where}: expected a mapping like {{at: 5, event: pick_up}}")
+        data = yaml.safe_load(yaml.serialize(node))
+        steps.append(_step(data, where, line))
+    steps.sort(key=lambda s: s.at)
+    return steps
+
+
+def load_script(path: str | Path) -> list[Step]:
+    """Read and parse a timeline file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScriptError(f"{p}: cannot read: {exc.strerror}") from None
+    return parse_script(text, str(p))
+
+
+def _step(data: dict[str, Any], where: str, line: int) -> Step:
+    if "at" not in data:
+        raise ScriptError(f"{where}: missing 'at' (seconds after connect)")
+    if "event" not in data:
+        raise ScriptError(f"{where}: missing 'event' (one of {', '.join(sorted(EVENTS))})")
+    at = data.pop("at")
+    if isinstance(at, bool) or not isinstance(at, (int, float)) or at < 0:
+        raise ScriptError(f"{where}: 'at' must be a number of seconds >= 0, got {at!r}")
+    event = data.pop("event")
+    spec = EVENTS.get(str(event))
+    if spec is None:
+        raise ScriptError(f"{where}: unknown event {event!r}; expected one of {', '.join(sorted(EVENTS))}")
+    args: dict[str, Any] = {}
+    for key, (typ, default) in spec.items():
+        if key in data:
+            value = data.pop(key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ScriptError(f"{where}: '{key}' must be a number, got {value!r}")
+            args[key] = typ(value)
+        elif default is REQUIRED:
+            raise ScriptError(f"{where}: event {event!r} needs '{key}'")
+        elif default is not None:
+            args[key] = default
+    if data:
+        raise ScriptError(f"{where}: unknown field(s) {', '.join(map(str, data))} for event {event!r}")
+    return Step(float(at), str(event), args, line)

@@ -1,0 +1,596 @@
+"""The simulated Cozmo: the robot's end of the protocol, over real UDP.
+
+It answers the start-up sequence (HardwareInfo, FirmwareSignature 2381, BodyInfo), streams
+RobotState at ~33 Hz after SyncTime, moves a simulated body (see :mod:`driver.sim.body`), acks
+actions, plays back what an animation streams (head, lift, body, lights, face, audio) and keeps
+what the robot would show so tests can assert on it. It can follow a scripted timeline and
+inject network faults. Third-party clients (PyCozmo) connect to it as to a real robot.
+
+Camera streaming is not simulated yet: :meth:`SimulatedCozmo.camera_frame` is the place where a
+frame source will plug in (EnableCamera is already recorded in ``camera_mode``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import math
+import signal
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..link import Link, LinkState, Role
+from ..protocol import messages as m
+from ..protocol.frame import DecodeError, RawPacket
+from .body import Body, PathSegment, Status, clamp
+from .faults import NetworkFaults
+from .script import Step, load_script
+
+log = logging.getLogger(__name__)
+
+STATE_PERIOD_S = 0.030
+FIRMWARE_VERSION = 2381
+
+
+@dataclass
+class Display:
+    """What the face shows: the last DisplayImage payload and how many arrived."""
+
+    last_image: bytes | None = None
+    images: int = 0
+    history: deque[tuple[float, bytes]] = field(default_factory=lambda: deque(maxlen=600))
+
+    def pixels(self) -> Any:
+        """The last image decoded to a (32, 128) boolean array (None before the first image)."""
+        if self.last_image is None:
+            return None
+        from ..animation.display import decode  # local: the codec is only needed when asked
+
+        return decode(self.last_image)
+
+
+@dataclass
+class Speaker:
+    """Audio the robot was asked to play: µ-law frames and silence frames, counted and kept."""
+
+    frames: int = 0
+    silence: int = 0
+    volume: int = 65535
+    recent: deque[bytes] = field(default_factory=lambda: deque(maxlen=300))
+
+
+class SimulatedCozmo:
+    """A Cozmo robot in software, listening on UDP like the real one.
+
+    Use ``await sim.start()`` then ``await sim.stop()`` (or ``async with``). Everything observable
+    is public: ``body``, ``display``, ``speaker``, ``backpack``, ``received`` (decoded messages,
+    bounded), ``counts`` (messages by name) and ``link.stats``.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 5551,
+        *,
+        faults: NetworkFaults | None = None,
+        script: list[Step] | None = None,
+        record_limit: int = 50_000,
+        serial_number: int = 0x45A1B2C3,
+        firmware_version: int = FIRMWARE_VERSION,
+        state_period: float = STATE_PERIOD_S,
+        engine_timeout: float = 5.0,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.faults = faults or NetworkFaults()
+        self.script = list(script or [])
+        self.serial_number = serial_number
+        self.firmware_version = firmware_version
+        self.state_period = state_period
+        self.engine_timeout = engine_timeout
+        self.body = Body()
+        self.display = Display()
+        self.speaker = Speaker()
+        self.backpack: tuple[int, ...] = (0, 0, 0, 0, 0)
+        self.backpack_center: Any = None
+        self.cube_lights: dict[int, Any] = {}
+        self.head_light = False
+        self.camera_mode = 0
+        self.received: deque[Any] = deque(maxlen=record_limit)
+        self.counts: Counter[str] = Counter()
+        self.malformed = 0
+        self.link: Link | None = None
+        self.streaming = False
+        self.connections = 0
+        self.current_animation: int | None = None
+        self.on_message: Callable[[Any], None] | None = None
+        self._sync_time = 0.0
+        self._connected_at: float | None = None
+        self._script_pos = 0
+        self._reverts: list[tuple[float, Callable[[], None]]] = []
+        self._task: asyncio.Task[None] | None = None
+        self._path_event_id = 0
+        self._pending_actions: dict[str, int] = {}
+        self._prev_status = 0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> SimulatedCozmo:
+        """Bind the UDP port and start the body clock."""
+        self.link = await Link.open(
+            Role.ROBOT,
+            (self.host, self.port),
+            on_packet=self._on_packet,
+            on_state=self._on_link_state,
+            impairment=self.faults,
+            lost_after=self.engine_timeout,
+            name="sim",
+        )
+        self.port = self.link.local_address[1]
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="sim-body")
+        log.info("simulated Cozmo listening on %s:%d (firmware %d)", self.host, self.port, self.firmware_version)
+        return self
+
+    async def stop(self) -> None:
+        """Stop the clock and close the socket."""
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+        if self.link is not None:
+            self.link.close()
+
+    async def __aenter__(self) -> SimulatedCozmo:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """Where engines should connect."""
+        return (self.host, self.port)
+
+    @property
+    def connected(self) -> bool:
+        """True while an engine holds a connection."""
+        return self.link is not None and self.link.state is LinkState.CONNECTED
+
+    # ------------------------------------------------------------------ sending
+
+    def send(self, msg: Any) -> None:
+        """Send one message to the connected engine (dropped when nobody is connected)."""
+        if self.link is None or self.link.state is not LinkState.CONNECTED:
+            return
+        self.link.send(m.encode(msg))
+
+    def _on_link_state(self, old: LinkState, new: LinkState) -> None:
+        loop = asyncio.get_running_loop()
+        if new is LinkState.CONNECTED:
+            self.connections += 1
+            self._connected_at = loop.time()
+            self._script_pos = 0
+            self.streaming = False
+            self.send(m.HardwareInfo(serial_number_head=self.serial_number, unknown1=0, unknown2=0))
+            sig = json.dumps({"version": self.firmware_version, "time": 1512610000, "date": "2017-12-07",
+                              "build": "SIMULATED", "sim": True})
+            self.send(m.FirmwareSignature(signature=sig))
+        elif new is LinkState.IDLE:
+            self.streaming = False
+            self._connected_at = None
+            self.body.stop_all()
+
+    # ------------------------------------------------------------------ receiving
+
+    def _on_packet(self, raw: RawPacket) -> None:
+        try:
+            msg = m.decode(raw)
+        except DecodeError as exc:
+            self.malformed += 1
+            log.debug("sim: undecodable packet: %s", exc)
+            return
+        name = type(msg).__name__
+        self.counts[name] += 1
+        self.received.append(msg)
+        handler = getattr(self, f"_h_{name}", None)
+        if handler is not None:
+            try:
+                handler(msg)
+            except (TypeError, ValueError, AttributeError) as exc:
+                log.warning("sim: could not act on %s: %s", name, exc)
+        if self.on_message is not None:
+            self.on_message(msg)
+
+    def _ack(self, action_id: int) -> None:
+        self.send(m.AcknowledgeAction(action_id=action_id))
+
+    def _h_Enable(self, msg: Any) -> None:
+        self.send(m.BodyInfo(serial_number=self.serial_number, body_hw_version=5, body_color=0))
+        for motor in (0, 1):
+            self.send(m.MotorCalibration(motor_id=motor, calib_started=True, auto_started=False))
+            self.send(m.MotorCalibration(motor_id=motor, calib_started=False, auto_started=False))
+
+    def _h_SyncTime(self, msg: Any) -> None:
+        self._sync_time = asyncio.get_running_loop().time()
+        self.streaming = True
+
+    def _h_SetOrigin(self, msg: Any) -> None:
+        self.body.x_mm = self.body.y_mm = 0.0
+        self.body.angle_rad = 0.0
+
+    def _h_SetHeadAngle(self, msg: Any) -> None:
+        self._ack(msg.action_id)
+        speed = msg.max_speed_rad_per_sec or 15.0
+        if msg.duration_sec and msg.duration_sec > 0:
+            speed = abs(msg.angle_rad - self.body.head.position) / msg.duration_sec
+        self.body.head.command_target(msg.angle_rad, speed, msg.action_id)
+
+    def _h_SetLiftHeight(self, msg: Any) -> None:
+        self._ack(msg.action_id)
+        from .body import lift_mm_per_rad
+
+        speed_mm = (msg.max_speed_rad_per_sec or 3.0) * lift_mm_per_rad(self.body.lift.position)
+        if msg.duration_sec and msg.duration_sec > 0:
+            speed_mm = abs(msg.height_mm - self.body.lift.position) / msg.duration_sec
+        self.body.lift.command_target(msg.height_mm, speed_mm, msg.action_id)
+
+    def _h_MoveHead(self, msg: Any) -> None:
+        self.body.head.command_speed(msg.speed_rad_per_sec)
+
+    def _h_MoveLift(self, msg: Any) -> None:
+        from .body import lift_mm_per_rad
+
+        self.body.lift.command_speed(msg.speed_rad_per_sec * lift_mm_per_rad(self.body.lift.position))
+
+    def _h_DriveWheels(self, msg: Any) -> None:
+        self.body.drive(msg.lwheel_speed_mmps, msg.rwheel_speed_mmps, msg.lwheel_accel_mmps2)
+
+    def _h_TurnInPlaceAtSpeed(self, msg: Any) -> None:
+        v = msg.wheel_speed_mmps * (1 if msg.direction >= 0 else -1)
+        self.body.drive(-v, v, msg.wheel_accel_mmps2)
+
+    def _h_TurnInPlace(self, msg: Any) -> None:
+        self._ack(msg.action_id)
+        self.body.turn_in_place(msg.angle_rad, msg.speed_rad_per_sec, msg.angle_tolerance_rad,
+                                bool(msg.is_absolute), msg.action_id)
+
+    def _h_StopAllMotors(self, msg: Any) -> None:
+        self.body.stop_all()
+
+    def _h_EnableStopOnCliff(self, msg: Any) -> None:
+        self.body.stop_on_cliff = bool(msg.enable)
+
+    def _h_ClearPath(self, msg: Any) -> None:
+        self._path: list[PathSegment] = []
+
+    def _path_list(self) -> list[PathSegment]:
+        if not hasattr(self, "_path"):
+            self._path = []
+        return self._path
+
+    def _h_AppendPathSegLine(self, msg: Any) -> None:
+        self._path_list().append(PathSegment("line", x=msg.to_x, y=msg.to_y, speed=msg.speed_mmps))
+
+    def _h_AppendPathSegArc(self, msg: Any) -> None:
+        end = msg.start_angle_rad + msg.sweep_rad
+        x = msg.center_x + msg.radius_mm * math.cos(end)
+        y = msg.center_y + msg.radius_mm * math.sin(end)
+        self._path_list().append(PathSegment("arc", x=x, y=y, speed=msg.speed_mmps))
+
+    def _h_AppendPathSegPointTurn(self, msg: Any) -> None:
+        self._path_list().append(PathSegment("turn", angle=msg.angle_rad, speed=msg.speed_mmps or 100.0))
+
+    def _h_ExecutePath(self, msg: Any) -> None:
+        self._path_event_id = msg.event_id
+        self.body.start_path(self._path_list())
+        self.send(m.PathFollowingEvent(event_id=msg.event_id, event_type=0))
+
+    def _h_SetHeadLight(self, msg: Any) -> None:
+        self.head_light = bool(msg.enable)
+
+    def _h_SetRobotVolume(self, msg: Any) -> None:
+        self.speaker.volume = msg.level
+
+    def _h_EnableCamera(self, msg: Any) -> None:
+        self.camera_mode = int(msg.image_send_mode)
+
+    def _h_LightStateCenter(self, msg: Any) -> None:
+        self.backpack_center = msg.states
+
+    def _h_CubeLights(self, msg: Any) -> None:
+        self.cube_lights[getattr(self, "_cube_id", 0)] = msg.states
+
+    def _h_CubeId(self, msg: Any) -> None:
+        self._cube_id = msg.object_id
+
+    def _h_AnimBackpackLights(self, msg: Any) -> None:
+        self.backpack = tuple(msg.colors)
+
+    def _h_DisplayImage(self, msg: Any) -> None:
+        data = bytes(msg.image)
+        self.display.last_image = data
+        self.display.images += 1
+        self.display.history.append((asyncio.get_running_loop().time(), data))
+
+    def _h_OutputAudio(self, msg: Any) -> None:
+        self.speaker.frames += 1
+        self.speaker.recent.append(bytes(msg.samples))
+
+    def _h_OutputSilence(self, msg: Any) -> None:
+        self.speaker.silence += 1
+
+    def _h_AnimHead(self, msg: Any) -> None:
+        target = math.radians(msg.angle_deg)
+        dur = max(msg.duration_ms, 1) / 1000.0
+        self.body.head.command_target(target, abs(target - self.body.head.position) / dur)
+
+    def _h_AnimLift(self, msg: Any) -> None:
+        dur = max(msg.duration_ms, 1) / 1000.0
+        self.body.lift.command_target(msg.height_mm, abs(msg.height_mm - self.body.lift.position) / dur)
+
+    def _h_AnimBody(self, msg: Any) -> None:
+        speed = float(msg.speed)
+        radius = int(msg.unknown)
+        if radius in (32767, -32768) or radius == 0x7FFF:
+            self.body.drive(speed, speed)
+        elif radius in (-1, 1) or abs(radius) < 1:
+            self.body.drive(-speed * (1 if radius > 0 else -1), speed * (1 if radius > 0 else -1))
+        else:
+            half = 45.0 / 2
+            self.body.drive(speed * (radius - half) / radius, speed * (radius + half) / radius)
+
+    def _h_StartAnimation(self, msg: Any) -> None:
+        self.current_animation = msg.anim_id
+        self.body.animating = True
+        self.send(m.AnimationStarted(anim_id=msg.anim_id))
+
+    def _h_EndAnimation(self, msg: Any) -> None:
+        anim_id = self.current_animation if self.current_animation is not None else 0
+        self.body.animating = False
+        self.current_animation = None
+        self.send(m.AnimationEnded(anim_id=anim_id))
+
+    def _h_AbortAnimation(self, msg: Any) -> None:
+        self._h_EndAnimation(msg)
+
+    def _h_Disconnect(self, msg: Any) -> None:
+        log.info("sim: engine disconnected")
+
+    # ------------------------------------------------------------------ world events
+
+    def pick_up(self, duration: float | None = None) -> None:
+        """Lift the robot off the ground (optionally putting it back after ``duration`` s)."""
+        self.body.picked_up = True
+        self.body.stop_all()
+        if duration:
+            self._revert_after(duration, self.put_down)
+
+    def put_down(self) -> None:
+        """Put the robot back on the ground."""
+        self.body.picked_up = False
+
+    def set_cliff(self, on: bool = True, duration: float | None = None) -> None:
+        """Show (or clear) a cliff under the front sensors."""
+        self.body.cliff = on
+        if on and duration:
+            self._revert_after(duration, lambda: self.set_cliff(False))
+
+    def fall(self, duration: float = 0.6) -> None:
+        """A free fall: FallingStarted now, FallingStopped with the impact after ``duration`` s."""
+        self.body.falling = True
+        self.send(m.FallingStarted())
+
+        def land() -> None:
+            self.body.falling = False
+            self.send(m.FallingStopped(duration_ms=int(duration * 1000), impact_intensity=1200.0))
+
+        self._revert_after(duration, land)
+
+    def press_button(self) -> None:
+        """The backpack button (hardware v5+)."""
+        self.send(m.ButtonPressed(pressed=True))
+        self._revert_after(0.2, lambda: self.send(m.ButtonPressed(pressed=False)))
+
+    def poke(self) -> None:
+        """Someone pokes the robot."""
+        self.send(m.RobotPoked())
+
+    def tap_cube(self, object_id: int = 1, taps: int = 1) -> None:
+        """A light cube is tapped."""
+        self.send(m.ObjectTapped(timestamp=self._timestamp(), object_id=object_id, num_taps=taps,
+                                 tap_time=0, tap_neg=-40, tap_pos=40))
+
+    def move_cube(self, object_id: int = 1) -> None:
+        """A light cube is moved."""
+        self.send(m.ObjectMoved(timestamp=self._timestamp(), object_id=object_id, active_accel_x=10.0,
+                                active_accel_y=0.0, active_accel_z=0.0, axis_of_accel=0))
+
+    def connect_cube(self, object_id: int = 1) -> None:
+        """A light cube connects."""
+        self.send(m.ObjectConnectionState(object_id=object_id, factory_id=0xBEEF0000 + object_id,
+                                          object_type=1, connected=True))
+
+    def set_on_charger(self, on: bool = True) -> None:
+        """Place the robot on (or take it off) its charger."""
+        self.body.on_charger = on
+
+    def set_battery(self, volts: float) -> None:
+        """Force the battery voltage."""
+        self.body.battery_v = volts
+
+    def delocalize(self) -> None:
+        """The robot lost track of where it is."""
+        self.send(m.RobotDelocalized())
+
+    def go_silent(self, duration: float) -> None:
+        """Stop answering (both ways) for ``duration`` seconds."""
+        self.faults.silent = True
+
+        def wake() -> None:
+            self.faults.silent = False
+
+        self._revert_after(duration, wake)
+
+    def reboot(self) -> None:
+        """Drop the connection and reset the body, as a robot rebooting would."""
+        log.info("sim: rebooting")
+        assert self.link is not None
+        self.link._peer_disconnected()
+        self.body = Body()
+
+    def run_step(self, step: Step) -> None:
+        """Carry out one scripted event."""
+        a = step.args
+        actions: dict[str, Callable[[], None]] = {
+            "pick_up": lambda: self.pick_up(a.get("for")),
+            "put_down": self.put_down,
+            "cliff": lambda: self.set_cliff(True, a.get("for")),
+            "cliff_clear": lambda: self.set_cliff(False),
+            "fall": lambda: self.fall(a.get("for", 0.6)),
+            "button": self.press_button,
+            "poke": self.poke,
+            "cube_tap": lambda: self.tap_cube(a["object_id"], a["taps"]),
+            "cube_move": lambda: self.move_cube(a["object_id"]),
+            "cube_connect": lambda: self.connect_cube(a["object_id"]),
+            "on_charger": lambda: self.set_on_charger(True),
+            "off_charger": lambda: self.set_on_charger(False),
+            "battery": lambda: self.set_battery(a["volts"]),
+            "delocalize": self.delocalize,
+            "silent": lambda: self.go_silent(a["for"]),
+            "reboot": self.reboot,
+        }
+        log.info("sim: scripted %s at %.1f s %s", step.event, step.at, a or "")
+        actions[step.event]()
+
+    def _revert_after(self, delay: float, fn: Callable[[], None]) -> None:
+        self._reverts.append((asyncio.get_running_loop().time() + delay, fn))
+
+    # ------------------------------------------------------------------ the clock
+
+    def camera_frame(self) -> None:
+        """Hook for camera streaming (ImageChunk); not simulated yet, nothing is sent."""
+        return None
+
+    def _timestamp(self) -> int:
+        loop = asyncio.get_running_loop()
+        return int((loop.time() - self._sync_time) * 1000) & 0xFFFFFFFF
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        k = 0
+        last = start
+        while True:
+            k += 1
+            target = start + k * self.state_period
+            delay = target - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            else:
+                # Fell behind (a stalled loop): skip missed ticks instead of bursting.
+                k = int((loop.time() - start) / self.state_period)
+            now = loop.time()
+            dt, last = now - last, now
+            try:
+                self._tick(now, dt)
+            except Exception:
+                log.exception("sim: tick failed")
+
+    def _tick(self, now: float, dt: float) -> None:
+        finished = self.body.step(dt)
+        if "path" in finished:
+            self.send(m.PathFollowingEvent(event_id=self._path_event_id, event_type=2))
+        if self._reverts:
+            due = [r for r in self._reverts if r[0] <= now]
+            if due:
+                self._reverts = [r for r in self._reverts if r[0] > now]
+                for _, fn in due:
+                    fn()
+        if self._connected_at is not None:
+            elapsed = now - self._connected_at
+            while self._script_pos < len(self.script) and self.script[self._script_pos].at <= elapsed:
+                self.run_step(self.script[self._script_pos])
+                self._script_pos += 1
+        if self.streaming and self.connected:
+            self.send(self.robot_state())
+
+    def robot_state(self) -> Any:
+        """The RobotState message for the body as it is now."""
+        b = self.body
+        ax, ay, az = b.accel()
+        return m.RobotState(
+            timestamp=self._timestamp(),
+            pose_frame_id=0,
+            pose_origin_id=1,
+            pose_x=b.x_mm,
+            pose_y=b.y_mm,
+            pose_z=b.z_mm,
+            pose_angle_rad=b.angle_rad,
+            pose_pitch_rad=b.pitch_rad,
+            lwheel_speed_mmps=b.left_speed,
+            rwheel_speed_mmps=b.right_speed,
+            head_angle_rad=b.head.position,
+            lift_height_mm=b.lift.position,
+            accel_x=ax,
+            accel_y=ay,
+            accel_z=az,
+            gyro_x=0.0,
+            gyro_y=0.0,
+            gyro_z=b.gyro_z,
+            battery_voltage=b.battery_v,
+            status=b.status(),
+            cliff_data_raw=b.cliff_raw(),
+            backpack_touch_sensor_raw=0,
+            curr_path_segment=clamp(b.path_index, 0, 255) if b.path_active else 0,
+        )
+
+
+# ---------------------------------------------------------------------- command line
+
+
+def sim_command(args: argparse.Namespace) -> int:
+    """``cozmo-brain sim``: run the simulated robot until interrupted or ``--duration`` ends."""
+    from .script import ScriptError
+
+    try:
+        faults = NetworkFaults(loss=args.loss, duplicate=args.duplicate, reorder=args.reorder,
+                               latency_ms=args.latency)
+        script = load_script(args.script) if args.script else []
+    except (ValueError, ScriptError) as exc:
+        log.error("%s", exc)
+        return 1 if isinstance(exc, ScriptError) else 2
+    return asyncio.run(_serve(args.host, args.port, faults, script, args.duration))
+
+
+async def _serve(host: str, port: int, faults: NetworkFaults, script: list[Step], duration: float | None) -> int:
+    sim = SimulatedCozmo(host, port, faults=faults, script=script)
+    try:
+        await sim.start()
+    except OSError as exc:
+        log.error("cannot listen on %s:%d: %s", host, port, exc.strerror or exc)
+        return 1
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        await asyncio.wait_for(stop.wait(), timeout=duration)
+    except asyncio.TimeoutError:
+        pass
+    assert sim.link is not None
+    log.info("sim: stopping; link %s", sim.link.stats.as_dict())
+    await sim.stop()
+    return 0
+
+
+__all__ = ["Display", "SimulatedCozmo", "Speaker", "Status", "sim_command"]
