@@ -187,7 +187,7 @@ class PathFollowing(RobotEvent):
 
 @dataclass(frozen=True)
 class MotorCalibration(RobotEvent):
-    """A motor started or finished calibrating (0 = head, 1 = lift)."""
+    """A motor started or finished calibrating (0/1 = left/right wheel, 2 = lift, 3 = head)."""
     KIND: ClassVar[str] = "motor_calibration"
 
     motor_id: int = 0

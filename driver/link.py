@@ -451,8 +451,10 @@ class Link(asyncio.DatagramProtocol):
         self.peer = addr
         self._reset_arq()
         self._last_rx = self._loop.time()
+        # Connect must be the first sequenced packet, before anything the state change triggers.
+        self._send.queue(RawPacket(PacketType.CONNECT, b""))
         self._set_state(LinkState.CONNECTED)
-        self.send(RawPacket(PacketType.CONNECT, b""))
+        self._schedule_flush()
 
     def _peer_disconnected(self) -> None:
         log.info("%s: peer disconnected", self.name)

@@ -116,6 +116,7 @@ class SimulatedCozmo:
         self._path_event_id = 0
         self._pending_actions: dict[str, int] = {}
         self._prev_status = 0
+        self._body_info_sent = False
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -178,6 +179,7 @@ class SimulatedCozmo:
             self._connected_at = loop.time()
             self._script_pos = 0
             self.streaming = False
+            self._body_info_sent = False
             self.send(m.HardwareInfo(serial_number_head=self.serial_number, unknown1=0, unknown2=0))
             sig = json.dumps({"version": self.firmware_version, "time": 1512610000, "date": "2017-12-07",
                               "build": "SIMULATED", "sim": True})
@@ -212,8 +214,13 @@ class SimulatedCozmo:
         self.send(m.AcknowledgeAction(action_id=action_id))
 
     def _h_Enable(self, msg: Any) -> None:
+        # The robot answers BodyInfo once per connection, however often Enable is repeated
+        # (clients send it twice); PyCozmo re-initialises on every BodyInfo it sees.
+        if self._body_info_sent:
+            return
+        self._body_info_sent = True
         self.send(m.BodyInfo(serial_number=self.serial_number, body_hw_version=5, body_color=0))
-        for motor in (0, 1):
+        for motor in (3, 2):  # head, lift
             self.send(m.MotorCalibration(motor_id=motor, calib_started=True, auto_started=False))
             self.send(m.MotorCalibration(motor_id=motor, calib_started=False, auto_started=False))
 

@@ -1,0 +1,43 @@
+"""Shared test helpers: paths to the shared reference data, and running coroutines in tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SAMPLE_RESOURCES = SHARED / "cozmo_resources_sample" / "cozmo_resources"
+
+T = TypeVar("T")
+
+
+def run(coro: Awaitable[T], timeout: float = 120.0) -> T:
+    """Run a coroutine on a fresh event loop with an overall time limit."""
+
+    async def guarded() -> T:
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(guarded())
+
+
+async def eventually(predicate: Callable[[], Any], timeout: float = 3.0, interval: float = 0.01) -> None:
+    """Wait until ``predicate()`` is truthy, failing the test after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        await asyncio.sleep(interval)
+
+
+@pytest.fixture
+def sample_resources() -> Path:
+    """The real Cozmo resource sample from shared/ (skips when it is not checked out beside the repo)."""
+    if not SAMPLE_RESOURCES.is_dir():
+        pytest.skip(f"shared resource sample not found at {SAMPLE_RESOURCES}")
+    return SAMPLE_RESOURCES

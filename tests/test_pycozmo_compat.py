@@ -1,0 +1,60 @@
+"""A real third-party client, PyCozmo 0.8.0's Client, drives our simulated Cozmo."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from driver.sim.server import SimulatedCozmo
+
+from .conftest import run
+
+pycozmo = pytest.importorskip("pycozmo", reason="PyCozmo is a test-only dependency ([test] extra)")
+
+pytestmark = pytest.mark.e2e
+
+
+def _drive_with_pycozmo(addr: tuple[str, int], out: dict[str, Any]) -> None:
+    cli = pycozmo.Client(robot_addr=addr)
+    try:
+        cli.start()
+        cli.connect()
+        cli.wait_for_robot(timeout=5)
+        out["ready"] = True
+        states: list[Any] = []
+        cli.add_handler(pycozmo.event.EvtRobotStateUpdated, lambda c: states.append(time.monotonic()))
+        time.sleep(0.4)
+        out["states"] = len(states)
+        cli.set_head_angle(0.6)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and abs(cli.head_angle.radians - 0.6) > 0.02:
+            time.sleep(0.05)
+        out["head"] = cli.head_angle.radians
+    except Exception as exc:  # reported by the test below
+        out["error"] = repr(exc)
+    finally:
+        cli.disconnect()
+        cli.stop()
+
+
+def test_pycozmo_client_connects_gets_state_and_moves_the_head() -> None:
+    async def body() -> None:
+        sim = await SimulatedCozmo(port=0).start()
+        out: dict[str, Any] = {}
+        th = threading.Thread(target=_drive_with_pycozmo, args=(sim.address, out), daemon=True)
+        th.start()
+        while th.is_alive():
+            await asyncio.sleep(0.05)
+        await sim.stop()
+        assert "error" not in out, out.get("error")
+        assert out.get("ready") is True
+        assert out["states"] >= 5  # ~33 Hz RobotState for 0.4 s
+        assert out["head"] == pytest.approx(0.6, abs=0.02)
+        assert sim.body.head.position == pytest.approx(0.6, abs=0.02)
+        assert sim.counts["SetHeadAngle"] == 1 and sim.counts["Enable"] >= 1
+
+    run(body(), timeout=60)
