@@ -1,0 +1,694 @@
+"""Tests for brain.mood, with values computed by hand from the graphs (arithmetic in comments).
+
+Graphs used throughout:
+  default  g: (0,1) (10,1) (30,0.9) (75,0.6) (150,0)
+  Social   s: (0,1) (10,1) (20,0.6) (60,0.2) (100,0)
+  default repetition penalty p: (0,0) (0.5,0) (10,1)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from pathlib import Path
+
+import pytest
+
+from brain.graph import Graph
+from brain.mood import (
+    DEFAULT_REPETITION_PENALTY,
+    DecayGraph,
+    EmotionEvent,
+    Mood,
+    MoodConfig,
+    MoodConfigError,
+    SimpleMood,
+    SimpleMoodRule,
+)
+
+DEFAULT_DECAY = Graph([(0, 1), (10, 1), (30, 0.9), (75, 0.6), (150, 0)])
+SOCIAL_DECAY = Graph([(0, 1), (10, 1), (20, 0.6), (60, 0.2), (100, 0)])
+
+COZMO_TYPES = ["WantToPlay", "Social", "Confident", "Excited", "Happy", "Calm", "Brave"]
+
+
+def make_config(**kwargs: object) -> MoodConfig:
+    decay = {
+        "default": DecayGraph("TimeRatio", DEFAULT_DECAY),
+        "Social": DecayGraph("TimeRatio", SOCIAL_DECAY),
+        "WantToPlay": DecayGraph("TimeRatio", Graph([(0, 1)])),
+    }
+    decay.update(kwargs.pop("decay", {}))  # type: ignore[arg-type]
+    kwargs.setdefault("emotion_types", COZMO_TYPES)
+    return MoodConfig(decay_graphs=decay, **kwargs)  # type: ignore[arg-type]
+
+
+def make_mood(events: list[EmotionEvent] | None = None, **kwargs: object) -> Mood:
+    return Mood(make_config(**kwargs), events or [])
+
+
+def run(mood: Mood, seconds: float, step: float) -> None:
+    """Advance by *seconds* in steps of *step* (the last step may be shorter)."""
+    n = int(round(seconds / step))
+    for _ in range(n):
+        mood.update(step)
+    rest = seconds - n * step
+    if rest > 1e-12:
+        mood.update(rest)
+
+
+# --------------------------------------------------------------------------- TimeRatio decay
+
+
+def test_value_after_25s_of_small_steps_matches_graph_ratio():
+    mood = make_mood()
+    mood.add("Happy", 0.8, now=0.0)  # big add from 0 -> decay clock reset to 0
+    run(mood, 25.0, 0.1)
+    # 0.8 * g(25) / g(0) = 0.8 * 0.925 / 1 = 0.74     (g(25) = 1 - 0.1 * 15/20)
+    assert mood.value("Happy") == pytest.approx(0.74, abs=1e-9)
+    assert mood.seconds_decaying("Happy") == pytest.approx(25.0)
+
+
+def test_flat_start_of_the_graph_keeps_value():
+    mood = make_mood()
+    mood.add("Happy", 0.8, now=0.0)
+    run(mood, 10.0, 0.5)
+    # g(10) / g(0) = 1 / 1
+    assert mood.value("Happy") == pytest.approx(0.8)
+
+
+def test_negative_values_decay_toward_zero_too():
+    mood = make_mood()
+    mood.add("Confident", -0.8, now=0.0)
+    run(mood, 25.0, 1.0)
+    # -0.8 * 0.925 = -0.74
+    assert mood.value("Confident") == pytest.approx(-0.74)
+
+
+def test_per_type_graph_social():
+    mood = make_mood()
+    mood.add("Social", 0.5, now=0.0)
+    run(mood, 40.0, 1 / 30)
+    # s(40) = 0.6 + (0.2 - 0.6) * (40 - 20) / (60 - 20) = 0.6 - 0.2 = 0.4 ; 0.5 * 0.4 / 1 = 0.2
+    assert mood.value("Social") == pytest.approx(0.2, abs=1e-9)
+    # Happy has no own graph and nothing happened to it
+    assert mood.value("Happy") == 0.0
+
+
+@pytest.mark.parametrize("steps", [[40.0], [0.1] * 400, [1.0] * 40, [7.0, 0.5, 12.5, 3.0, 17.0]])
+def test_decay_is_independent_of_step_size(steps):
+    mood = make_mood()
+    mood.add("Social", 0.5, now=0.0)
+    mood.add("Happy", 0.5, now=0.0)
+    for dt in steps:
+        mood.update(dt)
+    # Social: 0.5 * s(40) = 0.2 ; Happy: 0.5 * g(40) = 0.5 * (0.9 - 0.3 * 10/45) = 0.5 * 0.833333… = 0.416666…
+    assert mood.value("Social") == pytest.approx(0.2, abs=1e-9)
+    assert mood.value("Happy") == pytest.approx(0.5 * (0.9 - 0.3 * 10 / 45), abs=1e-9)
+
+
+def test_graph_reaching_zero_zeroes_the_value_and_keeps_it_zero():
+    mood = make_mood()
+    mood.add("Happy", 0.9, now=0.0)
+    run(mood, 160.0, 1.0)  # g(150) = 0
+    assert mood.value("Happy") == 0.0
+    mood.update(10.0)
+    assert mood.value("Happy") == 0.0
+
+
+def test_flat_graph_never_decays():
+    mood = make_mood()
+    mood.add("WantToPlay", 0.6, now=0.0)
+    run(mood, 3600.0, 10.0)
+    assert mood.value("WantToPlay") == pytest.approx(0.6)
+
+
+def test_update_rejects_negative_dt():
+    mood = make_mood()
+    with pytest.raises(ValueError):
+        mood.update(-0.1)
+
+
+# --------------------------------------------------------------------------- decay clock reset rule
+
+
+def _mood_at_clock_20(value: float) -> Mood:
+    mood = make_mood()
+    mood.add("Happy", value, now=0.0)
+    run(mood, 20.0, 1.0)
+    return mood
+
+
+def test_small_add_does_not_reset_decay_clock():
+    mood = _mood_at_clock_20(0.5)
+    # 0.5 * g(20) = 0.5 * 0.95 = 0.475
+    assert mood.value("Happy") == pytest.approx(0.475)
+    mood.add("Happy", 0.04, now=20.0)  # |0.04| <= 0.05 -> no reset
+    assert mood.seconds_decaying("Happy") == pytest.approx(20.0)
+    mood.update(10.0)
+    # (0.475 + 0.04) * g(30) / g(20) = 0.515 * 0.9 / 0.95 = 0.487894736…
+    assert mood.value("Happy") == pytest.approx(0.515 * 0.9 / 0.95)
+
+
+def test_add_of_exactly_threshold_does_not_reset():
+    mood = _mood_at_clock_20(0.5)
+    mood.add("Happy", 0.05, now=20.0)
+    assert mood.seconds_decaying("Happy") == pytest.approx(20.0)
+
+
+def test_big_add_away_from_zero_resets_decay_clock():
+    mood = _mood_at_clock_20(0.5)
+    mood.add("Happy", 0.1, now=20.0)  # 0.475 -> 0.575, away from zero, |0.1| > 0.05
+    assert mood.seconds_decaying("Happy") == 0.0
+    mood.update(10.0)
+    # clock restarted: g(10) / g(0) = 1 -> unchanged
+    assert mood.value("Happy") == pytest.approx(0.575)
+
+
+def test_big_negative_add_on_negative_value_resets():
+    mood = make_mood()
+    mood.add("Happy", -0.5, now=0.0)
+    run(mood, 20.0, 1.0)
+    mood.add("Happy", -0.2, now=20.0)
+    assert mood.seconds_decaying("Happy") == 0.0
+
+
+def test_big_add_toward_zero_without_crossing_does_not_reset():
+    mood = _mood_at_clock_20(0.5)
+    mood.add("Happy", -0.2, now=20.0)  # 0.475 -> 0.275: toward zero, same side
+    assert mood.seconds_decaying("Happy") == pytest.approx(20.0)
+    mood.update(10.0)
+    # 0.275 * 0.9 / 0.95
+    assert mood.value("Happy") == pytest.approx(0.275 * 0.9 / 0.95)
+
+
+def test_crossing_zero_resets_even_for_a_small_add():
+    mood = _mood_at_clock_20(0.03)
+    # 0.03 * 0.95 = 0.0285 ; add -0.04 -> -0.0115 (crossed zero)
+    mood.add("Happy", -0.04, now=20.0)
+    assert mood.value("Happy") == pytest.approx(-0.0115)
+    assert mood.seconds_decaying("Happy") == 0.0
+
+
+def test_clamping_does_not_prevent_reset():
+    mood = make_mood()
+    mood.add("Happy", 1.0, now=0.0)
+    run(mood, 5.0, 1.0)
+    mood.add("Happy", 0.5, now=5.0)  # clamped at 1.0, still a reset
+    assert mood.value("Happy") == 1.0
+    assert mood.seconds_decaying("Happy") == 0.0
+
+
+# --------------------------------------------------------------------------- ValueSlope decay
+
+
+def test_value_slope_constant_rate():
+    # rate 0.3 per minute everywhere
+    mood = make_mood(decay={"Excited": DecayGraph("ValueSlope", Graph([(0, 0.3), (1, 0.3)]))})
+    mood.add("Excited", 0.9, now=0.0)
+    run(mood, 60.0, 0.1)
+    # 0.9 - 0.3 * 1 min = 0.6
+    assert mood.value("Excited") == pytest.approx(0.6, abs=1e-9)
+    run(mood, 180.0, 1.0)
+    # would be 0.6 - 0.9 = -0.3, but never crosses zero
+    assert mood.value("Excited") == 0.0
+
+
+def test_value_slope_proportional_rate_is_exponential_and_step_independent():
+    # rate = 0.6 * v per minute  ->  v(t) = v0 * exp(-0.6 * t_min)
+    graph = DecayGraph("ValueSlope", Graph([(0, 0), (1, 0.6)]))
+    one = make_mood(decay={"Excited": graph})
+    many = make_mood(decay={"Excited": graph})
+    for m in (one, many):
+        m.add("Excited", 0.5, now=0.0)
+    one.update(60.0)
+    run(many, 60.0, 1 / 30)
+    # 0.5 * exp(-0.6) = 0.5 * 0.548811636… = 0.274405818…
+    assert one.value("Excited") == pytest.approx(0.5 * math.exp(-0.6), rel=1e-12)
+    assert many.value("Excited") == pytest.approx(one.value("Excited"), rel=1e-9)
+
+
+def test_value_slope_piecewise_graph():
+    # rate r(v) = 0.1 for v <= 0.5, r(v) = 0.1 + (v - 0.5) for 0.5..1 (per minute)
+    graph = DecayGraph("ValueSlope", Graph([(0, 0.1), (0.5, 0.1), (1.0, 0.6)]))
+    mood = make_mood(decay={"Excited": graph})
+    mood.add("Excited", 1.0, now=0.0)
+    # From 1.0 to 0.5: dd/dt = 0.6 - d  ->  d(t) = 0.6 (1 - e^-t); d = 0.5 at t = ln 6 min
+    mood.update(60.0 * math.log(6.0))
+    assert mood.value("Excited") == pytest.approx(0.5, abs=1e-9)
+    # then constant 0.1 / min: 2 min more -> 0.5 - 0.2 = 0.3
+    mood.update(120.0)
+    assert mood.value("Excited") == pytest.approx(0.3, abs=1e-9)
+
+
+def test_value_slope_negative_value_moves_up_toward_zero():
+    # graph only has x >= 0; below it the first y (0.1/min) applies, as a rate toward zero
+    graph = DecayGraph("ValueSlope", Graph([(0, 0.1), (0.5, 0.1), (1.0, 0.6)]))
+    mood = make_mood(decay={"Excited": graph})
+    mood.add("Excited", -0.4, now=0.0)
+    mood.update(60.0)
+    # -0.4 + 0.1 = -0.3
+    assert mood.value("Excited") == pytest.approx(-0.3)
+
+
+def test_value_slope_stops_where_rate_is_zero():
+    # rate 0 at v = 0.2 and below -> a value of 0.2 stays
+    graph = DecayGraph("ValueSlope", Graph([(0.2, 0.0), (1.0, 0.8)]))
+    mood = make_mood(decay={"Excited": graph})
+    mood.add("Excited", 0.2, now=0.0)
+    mood.update(600.0)
+    assert mood.value("Excited") == pytest.approx(0.2)
+
+
+# --------------------------------------------------------------------------- events and penalties
+
+PET = EmotionEvent("Pet", {"Happy": 0.2, "Social": 0.1})
+
+
+def test_first_firing_is_full_strength():
+    mood = make_mood([PET])
+    assert mood.trigger_event("Pet", now=100.0)
+    assert mood.value("Happy") == pytest.approx(0.2)
+    assert mood.value("Social") == pytest.approx(0.1)
+
+
+def test_same_event_within_half_a_second_does_nothing():
+    mood = make_mood([PET])
+    mood.trigger_event("Pet", now=100.0)
+    assert mood.trigger_event("Pet", now=100.3)  # p(0.3) = 0
+    assert mood.value("Happy") == pytest.approx(0.2)
+
+
+def test_after_five_seconds_about_half():
+    mood = make_mood([PET])
+    mood.trigger_event("Pet", now=100.0)
+    mood.trigger_event("Pet", now=105.0)
+    # p(5) = (5 - 0.5) / (10 - 0.5) = 4.5 / 9.5 = 0.473684… ; 0.2 + 0.2 * 0.473684 = 0.294737
+    assert mood.value("Happy") == pytest.approx(0.2 + 0.2 * 4.5 / 9.5)
+
+
+def test_full_strength_after_ten_seconds():
+    mood = make_mood([PET])
+    mood.trigger_event("Pet", now=100.0)
+    mood.trigger_event("Pet", now=110.0)  # p(10) = 1
+    assert mood.value("Happy") == pytest.approx(0.4)
+
+
+def test_a_penalised_firing_still_restarts_the_timer():
+    mood = make_mood([PET])
+    mood.trigger_event("Pet", now=100.0)
+    mood.trigger_event("Pet", now=100.4)  # nothing, timer now 100.4
+    mood.trigger_event("Pet", now=105.4)  # 5 s since the last firing: p(5) = 4.5/9.5
+    assert mood.value("Happy") == pytest.approx(0.2 + 0.2 * 4.5 / 9.5)
+
+
+def test_per_event_penalty_overrides_default():
+    pounce = EmotionEvent("Pounce", {"Happy": 0.1}, Graph([(0, 0.5), (5, 0.5), (20, 1)]))
+    mood = make_mood([pounce])
+    mood.trigger_event("Pounce", now=0.0)
+    mood.trigger_event("Pounce", now=0.2)  # own graph: 0.5 (default would give 0)
+    assert mood.value("Happy") == pytest.approx(0.15)
+    mood.trigger_event("Pounce", now=12.7)
+    # 12.5 s later: 0.5 + 0.5 * (12.5 - 5) / 15 = 0.75 -> 0.15 + 0.075
+    assert mood.value("Happy") == pytest.approx(0.225)
+
+
+def test_config_default_penalty_is_used_when_given():
+    mood = make_mood([PET], default_repetition_penalty=Graph([(0, 0), (30, 1)]))
+    mood.trigger_event("Pet", now=0.0)
+    mood.trigger_event("Pet", now=15.0)  # 15 / 30 = 0.5
+    assert mood.value("Happy") == pytest.approx(0.3)
+
+
+def test_events_are_independent():
+    other = EmotionEvent("Other", {"Happy": 0.1})
+    mood = make_mood([PET, other])
+    mood.trigger_event("Pet", now=0.0)
+    mood.trigger_event("Other", now=0.1)  # first firing of Other: full
+    assert mood.value("Happy") == pytest.approx(0.3)
+
+
+def test_unknown_event_warns_and_returns_false(caplog):
+    mood = make_mood([PET])
+    with caplog.at_level(logging.WARNING, logger="brain.mood"):
+        assert mood.trigger_event("NoSuchEvent", now=1.0) is False
+    assert "NoSuchEvent" in caplog.text
+    assert all(v == 0.0 for v in mood.values().values())
+
+
+def test_unknown_emotion_type_in_add_is_ignored(caplog):
+    mood = make_mood()
+    with caplog.at_level(logging.WARNING, logger="brain.mood"):
+        assert mood.add("Sleepy", 0.5, now=0.0) is False
+    assert "Sleepy" in caplog.text
+    assert mood.value("Sleepy") == 0.0
+
+
+def test_event_types_join_the_mood():
+    mood = make_mood([EmotionEvent("Zap", {"Stimulated": 0.4})])
+    assert "Stimulated" in mood.emotion_types
+    mood.trigger_event("Zap", now=0.0)
+    assert mood.value("Stimulated") == pytest.approx(0.4)
+
+
+def test_action_result_fires_mapped_event_with_alias_spelling():
+    fail = EmotionEvent("DriveFailed", {"Confident": -0.1})
+    mood = make_mood([PET, fail], action_result_events={
+        "DRIVE_TO_POSE": {"FAILURE_RETRY": "DriveFailed"}, "PET": {"SUCCESS": "Pet"}})
+    assert mood.action_result("PET", "SUCCESS", now=0.0)
+    assert mood.value("Happy") == pytest.approx(0.2)
+    assert mood.action_result("DRIVE_TO_POSE", "RETRY", now=0.0)  # newer spelling of FAILURE_RETRY
+    assert mood.value("Confident") == pytest.approx(-0.1)
+    assert mood.action_result("DRIVE_TO_POSE", "SUCCESS", now=0.0) is False
+    assert mood.action_result("NOPE", "SUCCESS", now=0.0) is False
+
+
+# --------------------------------------------------------------------------- ranges, snapshot
+
+
+def test_values_clamp_to_default_range():
+    mood = make_mood()
+    mood.add("Happy", 0.8, now=0.0)
+    mood.add("Happy", 0.8, now=0.0)
+    assert mood.value("Happy") == 1.0
+    mood.add("Happy", -5.0, now=0.0)
+    assert mood.value("Happy") == -1.0
+
+
+def test_values_clamp_to_configured_range():
+    mood = make_mood(value_ranges={"Stimulated": (0.0, 1.0)}, emotion_types=["Stimulated", "Confident"])
+    mood.add("Stimulated", -0.5, now=0.0)
+    assert mood.value("Stimulated") == 0.0
+    mood.add("Stimulated", 1.5, now=0.0)
+    assert mood.value("Stimulated") == 1.0
+
+
+def test_initial_value_is_clamped_into_a_range_without_zero():
+    mood = make_mood(value_ranges={"Calm": (0.25, 1.0)})
+    assert mood.value("Calm") == 0.25
+
+
+def test_snapshot_is_json_ready():
+    mood = make_mood([PET])
+    mood.trigger_event("Pet", now=3.0)
+    mood.update(1.0)
+    snap = mood.snapshot()
+    json.dumps(snap)
+    assert snap["emotions"]["Happy"] == pytest.approx(0.2)
+    assert snap["simple_mood"] in {m.value for m in SimpleMood}
+    assert snap["last_events"] == {"Pet": 3.0}
+    assert snap["seconds_decaying"]["Happy"] == pytest.approx(1.0)
+
+
+def test_two_moods_do_not_share_state():
+    config = make_config()
+    a, b = Mood(config, [PET]), Mood(config, [PET])
+    a.trigger_event("Pet", now=0.0)
+    assert b.value("Happy") == 0.0
+    b.trigger_event("Pet", now=0.1)  # b's first firing: full strength
+    assert b.value("Happy") == pytest.approx(0.2)
+
+
+# --------------------------------------------------------------------------- simple mood
+
+
+@pytest.mark.parametrize(
+    ("stim", "conf", "expected"),
+    [
+        (0.2, -0.9, SimpleMood.LOW_STIM),  # low stimulation wins over frustration
+        (0.21, -0.3, SimpleMood.FRUSTRATED),
+        (0.21, -0.29, SimpleMood.MED_STIM),  # strictly below -0.29 is frustrated
+        (0.8, 0.0, SimpleMood.MED_STIM),
+        (0.81, 0.0, SimpleMood.HIGH_STIM),
+        (0.9, -0.5, SimpleMood.FRUSTRATED),
+    ],
+)
+def test_simple_mood_vector_rule(stim, conf, expected):
+    mood = Mood(MoodConfig(emotion_types=["Stimulated", "Confident"]))
+    mood.set_value("Stimulated", stim, now=0.0)
+    mood.set_value("Confident", conf, now=0.0)
+    assert mood.simple_mood() is expected
+    assert mood.simple_mood() == expected.value
+
+
+def test_simple_mood_on_cozmo_types_uses_excited():
+    mood = make_mood()
+    mood.set_value("WantToPlay", 1.0, now=0.0)  # ignored by the default rule
+    assert mood.simple_mood() is SimpleMood.LOW_STIM
+    mood.set_value("Excited", 0.5, now=0.0)
+    assert mood.simple_mood() is SimpleMood.MED_STIM
+    mood.set_value("Confident", -0.5, now=0.0)
+    assert mood.simple_mood() is SimpleMood.FRUSTRATED
+
+
+def test_simple_mood_rule_is_configurable():
+    rule = SimpleMoodRule(stimulation=(("Excited", "WantToPlay"),))
+    mood = Mood(make_config(), simple_mood_rule=rule)
+    mood.set_value("WantToPlay", 0.6, now=0.0)
+    mood.set_value("Excited", 0.2, now=0.0)
+    # mean(0.2, 0.6) = 0.4 -> MedStim
+    assert mood.stimulation() == pytest.approx(0.4)
+    assert mood.simple_mood() is SimpleMood.MED_STIM
+
+
+def test_simple_mood_without_any_source_is_low_stim(caplog):
+    with caplog.at_level(logging.WARNING, logger="brain.mood"):
+        mood = Mood(MoodConfig(emotion_types=["Happy"]))
+    assert mood.simple_mood() is SimpleMood.LOW_STIM
+    assert "stimulation" in caplog.text
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+MINIMAL_JSON = {
+    "decayGraphs": [
+        {"emotionType": "default", "nodes": [{"x": 0, "y": 1}, {"x": 10, "y": 1}, {"x": 30, "y": 0.9},
+                                             {"x": 75, "y": 0.6}, {"x": 150, "y": 0}]},
+        {"emotionType": "Stimulated", "graphType": "ValueSlope",
+         "nodes": [{"x": 0, "y": 0.3}, {"x": 1, "y": 0.3}]},
+    ],
+    "valueRanges": [{"emotionType": "Stimulated", "min": 0, "max": 1}],
+    "emotionTypes": ["Happy"],
+    "simpleMood": {"stimulation": ["Stimulated"], "frustration": "Happy", "lowStimMax": 0.1},
+    "eventMapper": {"emotionEvents": [{"name": "Boop", "emotionAffectors": [
+        {"emotionType": "Confident", "value": 0.3}]}]},
+}
+
+
+def test_config_from_json_full_shape():
+    config = MoodConfig.from_json(MINIMAL_JSON, "mood_config.json")
+    assert config.decay_graphs["Stimulated"].kind == "ValueSlope"
+    assert config.decay_for("Happy").graph == DEFAULT_DECAY
+    assert config.range_for("Stimulated") == (0.0, 1.0)
+    assert config.range_for("Happy") == (-1.0, 1.0)
+    assert config.default_repetition_penalty == DEFAULT_REPETITION_PENALTY
+    assert config.simple_mood == SimpleMoodRule(stimulation=(("Stimulated",),), frustration=("Happy",),
+                                                low_stim_max=0.1)
+    mood = Mood(config)
+    assert set(mood.emotion_types) == {"Stimulated", "Happy", "Confident"}
+    assert mood.trigger_event("Boop", now=0.0)
+    mood.set_value("Stimulated", 0.15, now=0.0)
+    assert mood.simple_mood() is SimpleMood.MED_STIM
+
+
+def test_missing_default_decay_means_no_decay():
+    mood = Mood(MoodConfig.from_json({"decayGraphs": [], "emotionTypes": ["Happy"]}))
+    mood.add("Happy", 0.7, now=0.0)
+    mood.update(1000.0)
+    assert mood.value("Happy") == pytest.approx(0.7)
+
+
+def _bad(obj: object) -> str:
+    with pytest.raises(MoodConfigError) as info:
+        MoodConfig.from_json(obj, "mood_config.json")
+    return str(info.value)
+
+
+def test_config_errors_name_the_field():
+    assert "mood_config.json: decayGraphs: required" in _bad({})
+    assert "mood_config.json: decayGraphs[0].nodes[1].x" in _bad(
+        {"decayGraphs": [{"emotionType": "default", "nodes": [{"x": 0, "y": 1}, {"x": "ten", "y": 1}]}]})
+    assert "decayGraphs[0].nodes[1].y: a TimeRatio graph must not rise" in _bad(
+        {"decayGraphs": [{"emotionType": "default", "nodes": [{"x": 0, "y": 0.5}, {"x": 10, "y": 1}]}]})
+    assert "decayGraphs[0].graphType" in _bad(
+        {"decayGraphs": [{"emotionType": "default", "graphType": "Wobbly", "nodes": [{"x": 0, "y": 1}]}]})
+    assert 'decayGraphs[0]: missing "emotionType"' in _bad({"decayGraphs": [{"nodes": [{"x": 0, "y": 1}]}]})
+    assert "decayGraphs[1].emotionType: 'Happy' already has a decay graph" in _bad(
+        {"decayGraphs": [{"emotionType": "Happy", "nodes": [{"x": 0, "y": 1}]},
+                         {"emotionType": "Happy", "nodes": [{"x": 0, "y": 1}]}]})
+    assert "valueRanges[0]: min 1 is greater than max 0" in _bad(
+        {"decayGraphs": [], "valueRanges": [{"emotionType": "Happy", "min": 1, "max": 0}]})
+    assert "actionResultEmotionEvents.DRIVE.SUCCESS" in _bad(
+        {"decayGraphs": [], "actionResultEmotionEvents": {"DRIVE": {"SUCCESS": 3}}})
+    assert "defaultRepetitionPenalty.nodes" in _bad(
+        {"decayGraphs": [], "defaultRepetitionPenalty": {"nodes": []}})
+    assert "mood_config.json: expected an object" in _bad([])
+
+
+def test_event_errors_name_the_field():
+    with pytest.raises(MoodConfigError) as info:
+        EmotionEvent.list_from_json(
+            {"emotionEvents": [{"name": "A", "emotionAffectors": [{"emotionType": "Happy", "value": 1},
+                                                                   {"emotionType": "Happy"}]}]},
+            "face_events.json")
+    assert 'face_events.json: emotionEvents[0] (A).emotionAffectors[1]: missing "value"' in str(info.value)
+    with pytest.raises(MoodConfigError, match=r"emotionEvents\[0\]: missing \"name\""):
+        EmotionEvent.list_from_json({"emotionEvents": [{}]}, "x.json")
+    with pytest.raises(MoodConfigError, match="repetitionPenalty.nodes"):
+        EmotionEvent.from_json({"name": "A", "repetitionPenalty": {"nodes": [{"x": 1}]}}, "x.json")
+
+
+def test_event_file_may_hold_a_single_event():
+    events = EmotionEvent.list_from_json(
+        {"name": "Solo", "emotionAffectors": [{"emotionType": "Calm", "value": -0.12}]})
+    assert events == [EmotionEvent("Solo", {"Calm": -0.12})]
+
+
+def test_decay_graph_validation_in_constructor():
+    with pytest.raises(MoodConfigError):
+        DecayGraph("ValueSlope", Graph([(0, -0.1)]))
+    with pytest.raises(MoodConfigError):
+        DecayGraph("Sideways", Graph([(0, 1)]))  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- the real sample files
+
+SAMPLE = Path(__file__).resolve().parents[1] / ".." / "shared" / "cozmo_resources_sample" / "cozmo_resources"
+ENGINE = SAMPLE / "config" / "engine"
+needs_sample = pytest.mark.skipif(not ENGINE.is_dir(), reason=f"real resource sample not present at {ENGINE}")
+
+
+def _strip_line_comments(text: str) -> str:
+    """Remove // comments that are outside JSON strings (a string may contain //)."""
+    out: list[str] = []
+    i, n, in_string = 0, len(text), False
+    while i < n:
+        c = text[i]
+        if in_string:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c == '"':
+                in_string = False
+            i += 1
+        elif c == '"':
+            in_string = True
+            out.append(c)
+            i += 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def load_jsonc(path: Path) -> object:
+    """Decode a JSON file with // comments, with the project's loader if it exists."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        from brain.assets import jsonc  # type: ignore[attr-defined]
+    except ImportError:
+        jsonc = None
+    loads = getattr(jsonc, "loads", None)
+    if callable(loads):
+        return loads(text)
+    return json.loads(_strip_line_comments(text))
+
+
+def test_comment_stripper_keeps_slashes_in_strings():
+    text = '{"a": "http://x", // note\n "b": 1}'
+    assert json.loads(_strip_line_comments(text)) == {"a": "http://x", "b": 1}
+
+
+def _sample_config() -> MoodConfig:
+    return MoodConfig.from_json(load_jsonc(ENGINE / "mood_config.json"), "mood_config.json")
+
+
+def _sample_events() -> tuple[list[EmotionEvent], list[str]]:
+    events: list[EmotionEvent] = []
+    unreadable: list[str] = []
+    for path in sorted((ENGINE / "emotionevents").glob("*.json")):
+        try:
+            obj = load_jsonc(path)
+        except ValueError:  # JSONDecodeError and loader errors alike
+            unreadable.append(path.name)
+            continue
+        events.extend(EmotionEvent.list_from_json(obj, path.name))
+    return events, unreadable
+
+
+@needs_sample
+def test_real_mood_config_parses():
+    config = _sample_config()
+    assert set(config.decay_graphs) == {"default", "WantToPlay", "Social", "Confident"}
+    assert config.decay_graphs["default"].graph == DEFAULT_DECAY
+    assert config.decay_graphs["Social"].graph == SOCIAL_DECAY
+    assert all(d.kind == "TimeRatio" for d in config.decay_graphs.values())
+    assert config.default_repetition_penalty == Graph([(0, 0), (30, 1)])
+    assert config.action_result_events["FLIP_BLOCK"] == {"SUCCESS": "FlipBlockSucceeded"}
+    # the entry followed by a // comment in the file
+    assert config.action_result_events["PICK_AND_PLACE_INCOMPLETE"]["SUCCESS"] == "PickupSucceeded"
+
+
+@needs_sample
+def test_real_emotion_events_parse():
+    events, unreadable = _sample_events()
+    # motion_react.json is malformed at the source (an extra closing brace)
+    assert set(unreadable) <= {"motion_react.json"}
+    names = {e.name for e in events}
+    assert {"CliffDetected", "KeepawayPounce", "PickupSucceeded", "FlipBlockSucceeded"} <= names
+    pounce = next(e for e in events if e.name == "KeepawayPounce")
+    assert pounce.affectors == {"Happy": 0.1, "Stimulated": 0.2, "Social": 0.2}
+    assert pounce.repetition_penalty == Graph([(0, 0.5), (5, 0.5), (20, 1)])
+
+
+@needs_sample
+def test_real_files_drive_a_mood():
+    events, _ = _sample_events()
+    mood = Mood(_sample_config(), events)
+    assert set(COZMO_TYPES) <= set(mood.emotion_types)
+
+    assert mood.trigger_event("CliffDetected", now=0.0)
+    assert mood.value("Happy") == pytest.approx(-0.12)
+    assert mood.value("Brave") == pytest.approx(-0.12)
+    # again 15 s later: the file's default penalty (0,0)(30,1) gives 15/30 = 0.5 -> -0.12 - 0.06
+    assert mood.trigger_event("CliffDetected", now=15.0)
+    assert mood.value("Calm") == pytest.approx(-0.18)
+
+    # KeepawayPounce has its own penalty: 2 s after the first firing it is 0.5, not 2/30
+    mood.trigger_event("KeepawayPounce", now=20.0)
+    mood.trigger_event("KeepawayPounce", now=22.0)
+    assert mood.value("Social") == pytest.approx(0.2 + 0.1)
+
+    # action table: PICKUP_OBJECT_LOW / SUCCESS -> PickupSucceeded (Happy +0.08, Confident +0.2)
+    assert mood.action_result("PICKUP_OBJECT_LOW", "SUCCESS", now=22.0)
+    assert mood.value("Confident") == pytest.approx(0.2)
+    assert mood.value("Happy") == pytest.approx(-0.18 + 0.1 + 0.05 + 0.08)
+
+    # Social decays on its own graph from the last reset (22 s, the +0.1 add is > 0.05):
+    # 0.3 * s(40) / s(0) = 0.3 * 0.4 = 0.12
+    run(mood, 40.0, 0.5)
+    assert mood.value("Social") == pytest.approx(0.12)
+    assert mood.simple_mood() in set(SimpleMood)
+
+
+@needs_sample
+def test_records_from_the_resource_loader_convert_to_the_same_mood():
+    loaders = pytest.importorskip("brain.assets.loaders")
+    sink = loaders.IssueSink()
+    doc = loaders.read_document(ENGINE / "mood_config.json", SAMPLE, sink)
+    config = MoodConfig.from_record(loaders.load_mood_config(doc, sink), "mood_config.json")
+    assert config == _sample_config()
+    events = []
+    for path in sorted((ENGINE / "emotionevents").glob("*.json")):
+        event_doc = loaders.read_document(path, SAMPLE, sink)
+        if event_doc is not None:
+            events.extend(EmotionEvent.from_record(r) for r in loaders.load_emotion_events(event_doc, sink))
+    parsed, _ = _sample_events()
+    assert events == parsed
