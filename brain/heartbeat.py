@@ -1,0 +1,195 @@
+"""The heartbeat: a drift-free loop that drains events, updates mood, ticks the tree, publishes.
+
+Each beat, in this order: robot events queued since the last beat are drained (the tick is the
+only writer of the blackboard, so events never change the tree mid-tick); event handlers run
+(reactions, the recent-events buffer); the mood decays by the real elapsed time; the tree ticks
+once; a snapshot (active branch, mood, last events) is published. When the active branch
+changes, one log line says what the robot is doing now and why.
+
+Beats are scheduled by absolute time (start + k·period), so they do not drift; a beat that
+overruns skips the beats it missed instead of bursting to catch up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from driver import events as ev
+
+log = logging.getLogger(__name__)
+
+EventHandler = Callable[[list[ev.RobotEvent], float], None]
+
+
+class Tickable(Protocol):
+    """What the heartbeat ticks: a py_trees behaviour (the tree root) or anything alike."""
+
+    def tick_once(self) -> None:
+        """Run one tick."""
+
+
+class MoodLike(Protocol):
+    """The part of the mood engine the heartbeat drives."""
+
+    def update(self, dt: float) -> None:
+        """Decay by ``dt`` seconds."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """Values for logs."""
+
+
+@dataclass
+class Snapshot:
+    """What the brain is doing, published once per beat."""
+
+    at: float
+    beat: int
+    branch: str
+    why: str
+    mood: dict[str, Any]
+    events: list[str]
+    hazard: str | None = None
+
+
+@dataclass
+class BeatStats:
+    """Timing of the heartbeat itself."""
+
+    beats: int = 0
+    missed: int = 0
+    tick_ms: deque[float] = field(default_factory=lambda: deque(maxlen=1000))
+
+    def median_tick_ms(self) -> float:
+        """Median time spent in one beat's work (ms)."""
+        if not self.tick_ms:
+            return 0.0
+        ordered = sorted(self.tick_ms)
+        return ordered[len(ordered) // 2]
+
+
+class Heartbeat:
+    """Ticks one brain on the event loop at ``rate_hz``.
+
+    ``describe`` turns the tree into (branch, why) strings for the log; ``hazard`` reports a
+    safety hold. Both are injected so the heartbeat knows nothing about py_trees specifics.
+    """
+
+    def __init__(
+        self,
+        tree: Tickable | None,
+        *,
+        rate_hz: float = 10.0,
+        mood: MoodLike | None = None,
+        handlers: list[EventHandler] | None = None,
+        describe: Callable[[], tuple[str, str]] | None = None,
+        hazard: Callable[[], str | None] | None = None,
+        on_snapshot: Callable[[Snapshot], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if rate_hz <= 0:
+            raise ValueError("heartbeat rate must be positive")
+        self.tree = tree
+        self.period = 1.0 / rate_hz
+        self.mood = mood
+        self.handlers = list(handlers or [])
+        self.describe = describe
+        self.hazard = hazard
+        self.on_snapshot = on_snapshot
+        self.clock = clock
+        self.stats = BeatStats()
+        self.last: Snapshot | None = None
+        self.recent: deque[ev.RobotEvent] = deque(maxlen=64)
+        self._queue: deque[ev.RobotEvent] = deque()
+        self._last_beat: float | None = None
+        self._branch = ""
+
+    def post(self, event: ev.RobotEvent) -> None:
+        """Queue a robot event for the next beat (register this as a Robot listener)."""
+        self._queue.append(event)
+
+    def set_tree(self, tree: Tickable) -> None:
+        """Swap in a new tree (personality reload) between two beats."""
+        self.tree = tree
+        self._branch = ""
+
+    def beat(self) -> Snapshot:
+        """Do one beat's work now."""
+        t0 = time.perf_counter()
+        now = self.clock()
+        dt = 0.0 if self._last_beat is None else now - self._last_beat
+        self._last_beat = now
+        drained: list[ev.RobotEvent] = []
+        while self._queue:
+            drained.append(self._queue.popleft())
+        self.recent.extend(drained)
+        for handler in self.handlers:
+            try:
+                handler(drained, now)
+            except Exception:
+                log.exception("event handler failed")
+        if self.mood is not None and dt > 0:
+            self.mood.update(dt)
+        if self.tree is not None:
+            self.tree.tick_once()
+        branch, why = self.describe() if self.describe else ("", "")
+        hazard = self.hazard() if self.hazard else None
+        self.stats.beats += 1
+        snap = Snapshot(
+            at=now,
+            beat=self.stats.beats,
+            branch=branch,
+            why=why,
+            mood=self.mood.snapshot() if self.mood is not None else {},
+            events=[e.kind for e in drained if not _noise(e)],
+            hazard=hazard,
+        )
+        if branch != self._branch:
+            self._branch = branch
+            log.info("doing %s%s", branch or "nothing", f" - because {why}" if why else "")
+        self.last = snap
+        if self.on_snapshot is not None:
+            self.on_snapshot(snap)
+        self.stats.tick_ms.append((time.perf_counter() - t0) * 1000.0)
+        return snap
+
+    async def run(self, stop: asyncio.Event, duration: float | None = None) -> None:
+        """Beat until ``stop`` is set or ``duration`` seconds have passed."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        end = start + duration if duration is not None else None
+        k = 0
+        while not stop.is_set():
+            self.beat()
+            k += 1
+            target = start + k * self.period
+            now = loop.time()
+            if now > target:
+                skipped = int((now - target) / self.period) + 1
+                self.stats.missed += skipped
+                k += skipped
+                target = start + k * self.period
+            if end is not None and target >= end:
+                await _sleep_or_stop(stop, max(0.0, end - loop.time()))
+                break
+            await _sleep_or_stop(stop, target - loop.time())
+
+
+def _noise(e: ev.RobotEvent) -> bool:
+    """Events too frequent to list in every snapshot."""
+    return e.kind in ("moving", "wheels_moving", "head_in_position", "lift_in_position", "animating",
+                      "animation_started", "animation_ended", "motor_calibration")
+
+
+async def _sleep_or_stop(stop: asyncio.Event, delay: float) -> None:
+    if delay <= 0:
+        return
+    try:
+        await asyncio.wait_for(stop.wait(), delay)
+    except asyncio.TimeoutError:
+        pass

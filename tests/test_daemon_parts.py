@@ -1,0 +1,122 @@
+"""Daemon building blocks: config validation, the safety layer against the simulator, the heartbeat."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from brain.config import ConfigError, load_config, parse_robot_address
+from brain.heartbeat import Heartbeat
+from brain.safety import Safety
+from driver import events as ev
+from driver.robot import Robot
+from driver.sim.server import SimulatedCozmo
+
+from .conftest import eventually, run
+
+
+def test_config_defaults_and_relative_paths(tmp_path: Path) -> None:
+    cfg_file = tmp_path / "c.yaml"
+    cfg_file.write_text("robot: {host: 10.0.0.2, port: 6000}\npersonality: mine.yaml\nheartbeat_hz: 20\n"
+                        "resources: [res]\n")
+    cfg = load_config(cfg_file)
+    assert (cfg.robot_host, cfg.robot_port, cfg.heartbeat_hz) == ("10.0.0.2", 6000, 20.0)
+    assert cfg.personality == (tmp_path / "mine.yaml").resolve()
+    assert cfg.resources == [(tmp_path / "res").resolve()]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("robot: {port: 70000}", "c.yaml:1: robot.port: expected 1..65535, got 70000"),
+        ("heartbeat_hz: fast", "c.yaml:1: heartbeat_hz: expected a number, got 'fast'"),
+        ("robot: {}\nheartbeat: 3", "c.yaml:2: heartbeat: unknown setting"),
+        ("resources: notalist", "resources: expected a list of folders"),
+        ("logging: {level: LOUD}", "logging.level: expected DEBUG, INFO, WARNING or ERROR"),
+        ("robot: [1", "not valid YAML"),
+    ],
+)
+def test_config_errors_name_file_line_and_field(tmp_path: Path, text: str, message: str) -> None:
+    cfg_file = tmp_path / "c.yaml"
+    cfg_file.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(cfg_file)
+    assert message in str(info.value)
+
+
+def test_robot_address_parsing() -> None:
+    assert parse_robot_address("192.168.1.5") == ("192.168.1.5", 5551)
+    assert parse_robot_address("localhost:6001") == ("localhost", 6001)
+    with pytest.raises(ConfigError):
+        parse_robot_address("host:99999")
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("hazard", ["pick_up", "cliff", "fall"])
+def test_safety_stops_the_motors_on_hazards_without_waiting_for_a_tick(hazard: str) -> None:
+    async def body() -> None:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address)
+        await robot.connect()
+        safety = Safety(robot)
+        try:
+            robot.drive_wheels(120, 120)
+            await eventually(lambda: sim.body.wheels_moving)
+            stops_before = sim.counts["StopAllMotors"]
+            t0 = asyncio.get_running_loop().time()
+            {"pick_up": sim.pick_up, "cliff": sim.set_cliff, "fall": sim.fall}[hazard]()
+            await eventually(lambda: sim.counts["StopAllMotors"] > stops_before, timeout=1)
+            latency = asyncio.get_running_loop().time() - t0
+            assert latency < 0.1  # one RobotState period (30 ms) plus the trip, far below a 100 ms beat
+            assert safety.stops >= 1 and safety.hazard is not None
+            await eventually(lambda: not sim.body.wheels_moving)
+        finally:
+            safety.close()
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body())
+
+
+class _CountingTree:
+    def __init__(self) -> None:
+        self.ticks = 0
+
+    def tick_once(self) -> None:
+        self.ticks += 1
+
+
+class _Mood:
+    def __init__(self) -> None:
+        self.elapsed = 0.0
+
+    def update(self, dt: float) -> None:
+        self.elapsed += dt
+
+    def snapshot(self) -> dict[str, float]:
+        return {"elapsed": self.elapsed}
+
+
+def test_heartbeat_is_drift_free_and_drains_events_in_order() -> None:
+    tree = _CountingTree()
+    mood = _Mood()
+    seen: list[list[str]] = []
+    hb = Heartbeat(tree, rate_hz=20, mood=mood, handlers=[lambda evs, now: seen.append([e.kind for e in evs])],
+                   describe=lambda: (f"branch{tree.ticks // 10}", "test"))
+
+    async def body() -> None:
+        stop = asyncio.Event()
+        hb.post(ev.Poked(0.0))
+        hb.post(ev.ButtonPressed(0.0))
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        await hb.run(stop, duration=1.0)
+        assert 0.95 <= loop.time() - t0 <= 1.1
+
+    run(body())
+    assert 19 <= tree.ticks <= 21
+    assert seen[0] == ["poked", "button"] and all(s == [] for s in seen[1:])
+    assert mood.elapsed == pytest.approx(0.95, abs=0.06)
+    assert hb.last is not None and hb.last.beat == tree.ticks
