@@ -1,0 +1,711 @@
+"""The animation clip model: one typed record per keyframe of every Cozmo track.
+
+A clip is what an animator made: a name and, per track, a time-ordered list of
+keyframes. The three file formats (.bin, JSON, text) all read into and write from this
+model, so the player and the tools only ever deal with one shape.
+
+Conventions
+- Python attribute names are snake_case; the file formats use the schema's field names
+  (``triggerTime_ms``, ``faceCenterX`` …). ``KEYFRAME_TYPES`` maps between them.
+- Every float field is stored rounded to IEEE single precision, like the .bin stores it,
+  so a clip read from JSON or text compares equal to the same clip read from .bin.
+- Keyframes and clips are immutable; lists are tuples. Build variants with
+  ``dataclasses.replace``.
+- Constructing a :class:`Clip` validates it (types, ranges, time order) and raises
+  :class:`ClipError` naming the clip, the track and the keyframe index.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Iterator
+from dataclasses import MISSING, dataclass, field
+from dataclasses import fields as dataclass_fields
+from enum import Enum
+from typing import Any, ClassVar, Union
+
+__all__ = [
+    "AnimationError",
+    "BackpackLights",
+    "BodyMotion",
+    "Clip",
+    "ClipError",
+    "Event",
+    "EYE_PARAMETERS",
+    "FaceAnimation",
+    "HeadAngle",
+    "Keyframe",
+    "KEYFRAME_TYPES",
+    "LiftHeight",
+    "Parameter",
+    "REQUIRED_FIELDS",
+    "PlaybackHints",
+    "ProceduralFace",
+    "RecordHeading",
+    "RobotAudio",
+    "Track",
+    "TurnToRecordedHeading",
+    "f32",
+    "f32_text",
+    "schema_default",
+]
+
+_F32 = struct.Struct("<f")
+
+#: Names of the per-eye parameters of a procedural face, in file order (Cozmo has 19).
+EYE_PARAMETERS: tuple[str, ...] = (
+    "center_x",
+    "center_y",
+    "scale_x",
+    "scale_y",
+    "angle",
+    "lower_inner_radius_x",
+    "lower_inner_radius_y",
+    "upper_inner_radius_x",
+    "upper_inner_radius_y",
+    "upper_outer_radius_x",
+    "upper_outer_radius_y",
+    "lower_outer_radius_x",
+    "lower_outer_radius_y",
+    "upper_lid_y",
+    "upper_lid_angle",
+    "upper_lid_bend",
+    "lower_lid_y",
+    "lower_lid_angle",
+    "lower_lid_bend",
+)
+
+#: (table, field) pairs the schema marks ``(required)``: files must give them.
+REQUIRED_FIELDS = frozenset(
+    {
+        ("RobotAudio", "audioEventId"),
+        ("FaceAnimation", "animName"),
+        ("Event", "event_id"),
+        ("BodyMotion", "radius_mm"),
+    }
+)
+
+#: Special values of BodyMotion.radius_mm besides a number of millimetres.
+RADIUS_WORDS = ("STRAIGHT", "TURN_IN_PLACE")
+
+
+class AnimationError(Exception):
+    """Base of every error the animation package raises for bad clips or files."""
+
+
+class ClipError(AnimationError, ValueError):
+    """A clip breaks a rule of the model; the message names clip, track and keyframe."""
+
+    def __init__(
+        self,
+        clip: str,
+        message: str,
+        track: str | None = None,
+        index: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.clip = clip
+        self.track = track
+        self.index = index
+        #: The schema name of the offending keyframe field, when one field is at fault.
+        self.field = field
+        self.reason = message
+        where = f"clip {clip!r}"
+        if track is not None:
+            where += f", track {track}"
+        if index is not None:
+            where += f", keyframe {index}"
+        super().__init__(f"{where}: {message}")
+
+
+def f32(value: Any) -> Any:
+    """Round a number to the nearest IEEE single, as the .bin stores it.
+
+    Values too large for a single become ±inf (validation then rejects them); anything
+    that is not a real number is returned unchanged so validation can name it.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    try:
+        return _F32.unpack(_F32.pack(value))[0]
+    except (OverflowError, struct.error):
+        return math.copysign(math.inf, value)
+
+
+def f32_text(value: float) -> str:
+    """The shortest decimal text that reads back as the same 32-bit float (``0.1``, ``1.0``).
+
+    Text formats use it so that files stay readable yet round-trip exactly.
+    """
+    target = f32(value)
+    text = repr(target)
+    for digits in range(1, 10):
+        candidate = f"{target:.{digits}g}"
+        if f32(float(candidate)) == target:
+            text = candidate
+            break
+    if "e" not in text and "." not in text and "n" not in text:
+        text += ".0"
+    return text
+
+
+def _f32_tuple(values: Any) -> Any:
+    if isinstance(values, (list, tuple)):
+        return tuple(f32(v) for v in values)
+    return values
+
+
+def _int_tuple(values: Any) -> Any:
+    if isinstance(values, list):
+        return tuple(values)
+    return values
+
+
+# --------------------------------------------------------------------------- keyframes
+
+
+class Keyframe:
+    """Common base of all keyframe records.
+
+    Subclasses declare, as class attributes, how their fields map to the schema:
+    ``SCHEMA`` is the FlatBuffers table name and ``FIELDS`` lists
+    ``(python_name, schema_name, kind)`` where kind is one of the ``_CHECKS`` keys.
+    """
+
+    __slots__ = ()
+    SCHEMA: ClassVar[str] = ""
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+    trigger_time_ms: int
+
+    @property
+    def end_ms(self) -> int:
+        """When this keyframe's action is over: trigger time plus its duration if any."""
+        return self.trigger_time_ms + getattr(self, "duration_time_ms", 0)
+
+
+@dataclass(frozen=True, slots=True)
+class LiftHeight(Keyframe):
+    """Move the lift to ``height_mm`` over ``duration_time_ms``."""
+
+    trigger_time_ms: int
+    duration_time_ms: int
+    height_mm: int
+    height_variability_mm: int = 0
+
+    SCHEMA: ClassVar[str] = "LiftHeight"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("trigger_time_ms", "triggerTime_ms", "uint"),
+        ("duration_time_ms", "durationTime_ms", "uint"),
+        ("height_mm", "height_mm", "ubyte"),
+        ("height_variability_mm", "heightVariability_mm", "ubyte"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ProceduralFace(Keyframe):
+    """Show procedurally drawn eyes: whole-face transform plus per-eye parameters."""
+
+    trigger_time_ms: int
+    face_angle: float = 0.0
+    face_center_x: float = 0.0
+    face_center_y: float = 0.0
+    face_scale_x: float = 1.0
+    face_scale_y: float = 1.0
+    left_eye: tuple[float, ...] = ()
+    right_eye: tuple[float, ...] = ()
+
+    SCHEMA: ClassVar[str] = "ProceduralFace"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("trigger_time_ms", "triggerTime_ms", "uint"),
+        ("face_angle", "faceAngle", "float"),
+        ("face_center_x", "faceCenterX", "float"),
+        ("face_center_y", "faceCenterY", "float"),
+        ("face_scale_x", "faceScaleX", "float"),
+        ("face_scale_y", "faceScaleY", "float"),
+        ("left_eye", "leftEye", "eye"),
+        ("right_eye", "rightEye", "eye"),
+    )
+
+    def __post_init__(self) -> None:
+        for name in ("face_angle", "face_center_x", "face_center_y", "face_scale_x", "face_scale_y"):
+            object.__setattr__(self, name, f32(getattr(self, name)))
+        object.__setattr__(self, "left_eye", _f32_tuple(self.left_eye))
+        object.__setattr__(self, "right_eye", _f32_tuple(self.right_eye))
+
+
+@dataclass(frozen=True, slots=True)
+class HeadAngle(Keyframe):
+    """Tilt the head to ``angle_deg`` over ``duration_time_ms``."""
+
+    trigger_time_ms: int
+    duration_time_ms: int
+    angle_deg: int
+    angle_variability_deg: int = 0
+
+    SCHEMA: ClassVar[str] = "HeadAngle"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("trigger_time_ms", "triggerTime_ms", "uint"),
+        ("duration_time_ms", "durationTime_ms", "uint"),
+        ("angle_deg", "angle_deg", "byte"),
+        ("angle_variability_deg", "angleVariability_deg", "ubyte"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RobotAudio(Keyframe):
+    """Play one of ``audio_event_id`` (Wwise event ids), chosen by ``probability``."""
+
+    trigger_time_ms: int
+    audio_event_id: tuple[int, ...]
+    volume: float = 1.0
+    probability: tuple[float, ...] = ()
+    has_alts: bool = True
+
+    SCHEMA: ClassVar[str] = "RobotAudio"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("trigger_time_ms", "triggerTime_ms", "uint"),
+        ("audio_event_id", "audioEventId", "longs"),
+        ("volume", "volume", "float"),
+        ("probability", "probability", "probs"),
+        ("has_alts", "hasAlts", "bool"),
+    )
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "audio_event_id", _int_tuple(self.audio_event_id))
+        object.__setattr__(self, "volume", f32(self.volume))
+        object.__setattr__(self, "probability", _f32_tuple(self.probability))
+
+
+@dataclass(frozen=True, slots=True)
+class BackpackLights(Keyframe):
+    """Set the five backpack LEDs; each colour is ``(r, g, b, a)`` floats in 0..1."""
+
+    trigger_time_ms: int
+    duration_time_ms: int
+    left: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
+    right: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
+    front: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
+    middle: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
+    back: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
+
+    SCHEMA: ClassVar[str] = "BackpackLights"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("trigger_time_ms", "triggerTime_ms", "uint"),
+        ("duration_time_ms", "durationTime_ms", "uint"),
+        ("left", "Left", "rgba"),
+        ("right", "Right", "rgba"),
+        ("front", "Front", "rgba"),
+        ("middle", "Middle", "rgba"),
+        ("back", "Back", "rgba"),
+    )
+    #: The LED attribute names in schema order.
+    LEDS: ClassVar[tuple[str, ...]] = ("left", "right", "front", "middle", "back")
+
+    def __post_init__(self) -> None:
+        for name in self.LEDS:
+            object.__setattr__(self, name, _f32_tuple(getattr(self, name)))
+
+
+@dataclass(frozen=True, slots=True)
+class FaceAnimation(Keyframe):
+    """Play the sprite sequence ``anim_name`` on the face display."""
+
+    trigger_time_ms: int
+    anim_name: str
+
+    SCHEMA: ClassVar[str] = "FaceAnimation"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("trigger_time_ms", "triggerTime_ms", "uint"),
+        ("anim_name", "animName", "str"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Event(Keyframe):
+    """Tell the engine that ``event_id`` happened at this point of the clip."""
+
+    trigger_time_ms: int
+    event_id: str
+
+    SCHEMA: ClassVar[str] = "Event"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("trigger_time_ms", "triggerTime_ms", "uint"),
+        ("event_id", "event_id", "str"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class BodyMotion(Keyframe):
+    """Drive the treads: ``speed`` along an arc of ``radius_mm`` for ``duration_time_ms``.
+
+    ``radius_mm`` is a string as in the schema: ``"STRAIGHT"``, ``"TURN_IN_PLACE"`` or a
+    number of millimetres (its text is kept exactly, e.g. ``"-45.5"``).
+    """
+
+    trigger_time_ms: int
+    duration_time_ms: int
+    radius_mm: str
+    speed: int
+
+    SCHEMA: ClassVar[str] = "BodyMotion"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("trigger_time_ms", "triggerTime_ms", "uint"),
+        ("duration_time_ms", "durationTime_ms", "uint"),
+        ("radius_mm", "radius_mm", "radius"),
+        ("speed", "speed", "short"),
+    )
+
+    @property
+    def radius_value(self) -> float | None:
+        """The radius as a number of mm, or None for STRAIGHT / TURN_IN_PLACE."""
+        if self.radius_mm in RADIUS_WORDS:
+            return None
+        return float(self.radius_mm)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordHeading(Keyframe):
+    """Remember the robot's current heading for a later TurnToRecordedHeading."""
+
+    trigger_time_ms: int
+
+    SCHEMA: ClassVar[str] = "RecordHeading"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (("trigger_time_ms", "triggerTime_ms", "uint"),)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnToRecordedHeading(Keyframe):
+    """Turn back to the recorded heading (plus ``offset_deg``) with the given profile."""
+
+    trigger_time_ms: int
+    duration_time_ms: int
+    speed_deg_per_sec: int
+    offset_deg: int = 0
+    accel_deg_per_sec2: int = 1000
+    decel_deg_per_sec2: int = 1000
+    tolerance_deg: int = 2
+    num_half_revs: int = 0
+    use_shortest_dir: bool = False
+
+    SCHEMA: ClassVar[str] = "TurnToRecordedHeading"
+    FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("trigger_time_ms", "triggerTime_ms", "uint"),
+        ("duration_time_ms", "durationTime_ms", "uint"),
+        ("offset_deg", "offset_deg", "short"),
+        ("speed_deg_per_sec", "speed_degPerSec", "short"),
+        ("accel_deg_per_sec2", "accel_degPerSec2", "short"),
+        ("decel_deg_per_sec2", "decel_degPerSec2", "short"),
+        ("tolerance_deg", "tolerance_deg", "ushort"),
+        ("num_half_revs", "numHalfRevs", "ushort"),
+        ("use_shortest_dir", "useShortestDir", "bool"),
+    )
+
+
+AnyKeyframe = Union[
+    LiftHeight,
+    ProceduralFace,
+    HeadAngle,
+    RobotAudio,
+    BackpackLights,
+    FaceAnimation,
+    Event,
+    BodyMotion,
+    RecordHeading,
+    TurnToRecordedHeading,
+]
+
+
+class Track(str, Enum):
+    """The ten keyframe tracks of a Cozmo clip, valued by their schema table name."""
+
+    LIFT_HEIGHT = "LiftHeight"
+    PROCEDURAL_FACE = "ProceduralFace"
+    HEAD_ANGLE = "HeadAngle"
+    ROBOT_AUDIO = "RobotAudio"
+    BACKPACK_LIGHTS = "BackpackLights"
+    FACE_ANIMATION = "FaceAnimation"
+    EVENT = "Event"
+    BODY_MOTION = "BodyMotion"
+    RECORD_HEADING = "RecordHeading"
+    TURN_TO_RECORDED_HEADING = "TurnToRecordedHeading"
+
+    @property
+    def attr(self) -> str:
+        """The Clip attribute holding this track's keyframes."""
+        return _TRACK_ATTR[self]
+
+    @property
+    def keyframe_type(self) -> type:
+        """The keyframe class of this track."""
+        return KEYFRAME_TYPES[self]
+
+    @property
+    def vector_name(self) -> str:
+        """The field name of this track in the schema's ``Keyframes`` table."""
+        return self.value + "KeyFrame"
+
+
+#: Track -> keyframe class, in the schema's ``Keyframes`` field order.
+KEYFRAME_TYPES: dict[Track, type] = {
+    Track.LIFT_HEIGHT: LiftHeight,
+    Track.PROCEDURAL_FACE: ProceduralFace,
+    Track.HEAD_ANGLE: HeadAngle,
+    Track.ROBOT_AUDIO: RobotAudio,
+    Track.BACKPACK_LIGHTS: BackpackLights,
+    Track.FACE_ANIMATION: FaceAnimation,
+    Track.EVENT: Event,
+    Track.BODY_MOTION: BodyMotion,
+    Track.RECORD_HEADING: RecordHeading,
+    Track.TURN_TO_RECORDED_HEADING: TurnToRecordedHeading,
+}
+
+_TRACK_ATTR: dict[Track, str] = {
+    Track.LIFT_HEIGHT: "lift_height",
+    Track.PROCEDURAL_FACE: "procedural_face",
+    Track.HEAD_ANGLE: "head_angle",
+    Track.ROBOT_AUDIO: "robot_audio",
+    Track.BACKPACK_LIGHTS: "backpack_lights",
+    Track.FACE_ANIMATION: "face_animation",
+    Track.EVENT: "event",
+    Track.BODY_MOTION: "body_motion",
+    Track.RECORD_HEADING: "record_heading",
+    Track.TURN_TO_RECORDED_HEADING: "turn_to_recorded_heading",
+}
+
+
+# --------------------------------------------------------------------------- playback hints
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A tunable playback parameter of a clip (from the text format's Parameters section).
+
+    ``minimum``/``default``/``maximum`` are None when the file names the parameter bare,
+    meaning "use the player's built-in limits".
+    """
+
+    name: str
+    minimum: float | None = None
+    default: float | None = None
+    maximum: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlaybackHints:
+    """How a clip may be fitted into a behaviour that lasts longer or shorter than it.
+
+    - ``extendable``: the player may loop the clip to fill a longer slot.
+    - ``truncatable``: the player may stop the clip early.
+    - ``no_looping``: when the slot outlasts the clip, hold the last frame rather than loop.
+    - ``bpm``: nominal tempo; a dance player retimes the clip to keep its beat count.
+    - ``parameters``: tunables (speed, offsets, multipliers) with their limits.
+
+    Only the text format stores these; .bin and JSON clips get the defaults.
+    """
+
+    extendable: bool = False
+    truncatable: bool = False
+    no_looping: bool = False
+    bpm: float | None = None
+    description: str = ""
+    parameters: tuple[Parameter, ...] = ()
+
+    def parameter(self, name: str) -> Parameter | None:
+        """The parameter called ``name``, or None."""
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        return None
+
+
+def schema_default(cls: type, attr: str) -> Any:
+    """The value a file format assumes when a keyframe field is absent (the schema default).
+
+    Raises KeyError for required fields, which have no default.
+    """
+    for a, schema_name, kind in cls.FIELDS:
+        if a != attr:
+            continue
+        if (cls.SCHEMA, schema_name) in REQUIRED_FIELDS:
+            raise KeyError(schema_name)
+        for f in dataclass_fields(cls):
+            if f.name == attr and f.default is not MISSING:
+                return f.default
+        if kind in ("eye", "probs", "rgba", "longs"):
+            return ()
+        if kind == "float":
+            return 0.0
+        if kind == "bool":
+            return False
+        if kind in ("str", "radius"):
+            return ""
+        return 0
+    raise AttributeError(f"{cls.__name__} has no field {attr}")
+
+
+# --------------------------------------------------------------------------- the clip
+
+_INT_RANGES: dict[str, tuple[int, int]] = {
+    "uint": (0, 0xFFFFFFFF),
+    "ubyte": (0, 0xFF),
+    "byte": (-0x80, 0x7F),
+    "short": (-0x8000, 0x7FFF),
+    "ushort": (0, 0xFFFF),
+}
+_LONG_RANGE = (-(2**63), 2**63 - 1)
+
+
+def _check_value(kind: str, value: Any) -> str | None:
+    """Return why ``value`` is not a valid ``kind`` field value, or None if it is."""
+    if kind in _INT_RANGES:
+        lo, hi = _INT_RANGES[kind]
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"expected an integer, got {value!r}"
+        if not lo <= value <= hi:
+            return f"{value} is outside {lo}..{hi}"
+        return None
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"expected a number, got {value!r}"
+        if not math.isfinite(value):
+            return f"expected a finite number, got {value!r}"
+        return None
+    if kind == "bool":
+        return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
+    if kind == "str":
+        return None if isinstance(value, str) else f"expected a string, got {value!r}"
+    if kind == "radius":
+        if not isinstance(value, str):
+            return f"expected STRAIGHT, TURN_IN_PLACE or a number as text, got {value!r}"
+        if value in RADIUS_WORDS:
+            return None
+        try:
+            number = float(value)
+        except ValueError:
+            return f"expected STRAIGHT, TURN_IN_PLACE or a number, got {value!r}"
+        return None if math.isfinite(number) else f"radius must be finite, got {value!r}"
+    if kind in ("eye", "probs", "rgba", "longs"):
+        if not isinstance(value, tuple):
+            return f"expected a list, got {value!r}"
+        if kind == "longs":
+            lo, hi = _LONG_RANGE
+            for v in value:
+                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                    return f"expected 64-bit integers, got {v!r}"
+            return None
+        if kind == "rgba" and len(value) != 4:
+            return f"expected 4 values (r, g, b, a), got {len(value)}"
+        if kind == "eye" and len(value) > len(EYE_PARAMETERS):
+            return f"expected at most {len(EYE_PARAMETERS)} eye parameters, got {len(value)}"
+        for v in value:
+            why = _check_value("float", v)
+            if why:
+                return why
+            if kind in ("rgba", "probs") and not 0.0 <= v <= 1.0:
+                return f"{v} is outside 0..1"
+        return None
+    raise AssertionError(f"unknown field kind {kind}")  # a programming error in FIELDS
+
+
+@dataclass(frozen=True)
+class Clip:
+    """A named animation: per track, keyframes in non-decreasing trigger time.
+
+    ``source`` (not part of equality) is where the clip was read from, for messages.
+    Construction validates and raises :class:`ClipError` on the first problem.
+    """
+
+    name: str
+    lift_height: tuple[LiftHeight, ...] = ()
+    procedural_face: tuple[ProceduralFace, ...] = ()
+    head_angle: tuple[HeadAngle, ...] = ()
+    robot_audio: tuple[RobotAudio, ...] = ()
+    backpack_lights: tuple[BackpackLights, ...] = ()
+    face_animation: tuple[FaceAnimation, ...] = ()
+    event: tuple[Event, ...] = ()
+    body_motion: tuple[BodyMotion, ...] = ()
+    record_heading: tuple[RecordHeading, ...] = ()
+    turn_to_recorded_heading: tuple[TurnToRecordedHeading, ...] = ()
+    playback: PlaybackHints = field(default_factory=PlaybackHints)
+    source: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        for track in Track:
+            value = getattr(self, track.attr)
+            if isinstance(value, list):
+                object.__setattr__(self, track.attr, tuple(value))
+        self.validate()
+
+    # -- queries
+
+    def keyframes(self, track: Track) -> tuple[Keyframe, ...]:
+        """The keyframes of one track."""
+        return getattr(self, track.attr)
+
+    def tracks_used(self) -> frozenset[Track]:
+        """The tracks that have at least one keyframe (the ones playback must lock)."""
+        return frozenset(t for t in Track if getattr(self, t.attr))
+
+    def all_keyframes(self) -> list[Keyframe]:
+        """Every keyframe of every track, ordered by trigger time (stable by track order)."""
+        out: list[Keyframe] = []
+        for track in Track:
+            out.extend(getattr(self, track.attr))
+        out.sort(key=lambda k: k.trigger_time_ms)
+        return out
+
+    def iter_tracks(self) -> Iterator[tuple[Track, tuple[Keyframe, ...]]]:
+        """(track, keyframes) for the tracks that have keyframes, in schema order."""
+        for track in Track:
+            frames = getattr(self, track.attr)
+            if frames:
+                yield track, frames
+
+    @property
+    def duration_ms(self) -> int:
+        """When the last keyframe's action ends (0 for an empty clip)."""
+        end = 0
+        for track in Track:
+            for kf in getattr(self, track.attr):
+                end = max(end, kf.end_ms)
+        return end
+
+    @property
+    def keyframe_count(self) -> int:
+        """Total number of keyframes over all tracks."""
+        return sum(len(getattr(self, t.attr)) for t in Track)
+
+    # -- validation
+
+    def validate(self) -> None:
+        """Check every rule of the model; raise ClipError naming clip/track/keyframe."""
+        name = self.name
+        if not isinstance(name, str) or not name:
+            raise ClipError(str(name), "clip name must be a non-empty string")
+        if not isinstance(self.playback, PlaybackHints):
+            raise ClipError(name, f"playback must be PlaybackHints, got {type(self.playback).__name__}")
+        for track in Track:
+            frames = getattr(self, track.attr)
+            if not isinstance(frames, tuple):
+                why = f"expected a tuple of keyframes, got {type(frames).__name__}"
+                raise ClipError(name, why, track.value)
+            cls = KEYFRAME_TYPES[track]
+            previous = -1
+            for i, kf in enumerate(frames):
+                if type(kf) is not cls:
+                    why = f"expected a {cls.__name__}, got {type(kf).__name__}"
+                    raise ClipError(name, why, track.value, i)
+                for attr, schema_name, kind in cls.FIELDS:
+                    why = _check_value(kind, getattr(kf, attr))
+                    if why:
+                        raise ClipError(name, f"{schema_name}: {why}", track.value, i, schema_name)
+                if kf.trigger_time_ms < previous:
+                    raise ClipError(
+                        name,
+                        f"triggerTime_ms {kf.trigger_time_ms} is earlier than the previous one ({previous})",
+                        track.value,
+                        i,
+                        "triggerTime_ms",
+                    )
+                previous = kf.trigger_time_ms

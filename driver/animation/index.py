@@ -1,0 +1,212 @@
+"""A lazy index of every animation clip under a set of resource roots.
+
+The Cozmo app ships about 2,000 clips in several hundred .bin files. Decoding all of them
+at start-up costs seconds and memory that a personality never uses (it plays a few dozen),
+so :meth:`ClipIndex.build` only reads clip *names* (see
+:func:`driver.animation.binfmt.scan_clip_names`) and remembers where each one lives. A
+clip is decoded the first time :meth:`ClipIndex.get` asks for it; the whole file it sits in
+is decoded then and its clips are cached.
+
+Bad files never stop the index: a file that cannot be scanned is skipped and recorded in
+:attr:`ClipIndex.errors` (and logged once); a file that scans but fails to decode is
+recorded when it is first used. When two files define the same clip name, the first one
+found wins (roots in the order given, files in sorted path order) and the clash is
+recorded in :attr:`ClipIndex.duplicates`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import convert
+from .clip import AnimationError, Clip
+
+__all__ = ["ClipIndex", "ClipLocation", "Duplicate", "UnknownClipError"]
+
+log = logging.getLogger(__name__)
+
+#: Log a progress line every this many files while building.
+PROGRESS_EVERY = 250
+
+
+class UnknownClipError(AnimationError, KeyError):
+    """No indexed file defines a clip of this name."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else "unknown clip"
+
+
+@dataclass(frozen=True, slots=True)
+class ClipLocation:
+    """Where a clip lives: its file and its position among that file's clips."""
+
+    file: Path
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """A clip name defined again in a later file; ``kept`` is the one the index uses."""
+
+    name: str
+    kept: Path
+    ignored: Path
+
+
+class ClipIndex:
+    """Clip name -> location, with clips decoded on first use and cached.
+
+    Not a global: each robot (or test) builds its own. Safe to call :meth:`get` from
+    several threads (decoding is serialised per index).
+    """
+
+    def __init__(self) -> None:
+        self._locations: dict[str, ClipLocation] = {}
+        self._cache: dict[Path, dict[str, Clip]] = {}
+        self._failed: dict[Path, AnimationError] = {}
+        self._lock = threading.Lock()
+        #: (file, reason) for every file that could not be scanned or decoded.
+        self.errors: list[tuple[Path, str]] = []
+        #: Clip names defined more than once; the first definition wins.
+        self.duplicates: list[Duplicate] = []
+        #: How many files were scanned by :meth:`build`.
+        self.files_scanned = 0
+        #: How many files have been decoded (each at most once): 0 right after build.
+        self.files_decoded = 0
+
+    # -- building
+
+    @classmethod
+    def build(cls, roots: Iterable[Path | str]) -> ClipIndex:
+        """Scan ``roots`` (directories or single files) for clip files and index their names.
+
+        Recognised files: ``*.bin`` (FlatBuffers), ``*.json`` (the JSON mirror of the
+        .bin; other JSON files, without a top-level ``clips`` list, are ignored) and the
+        text format (see :mod:`driver.animation.convert` for the extension).
+        """
+        index = cls()
+        started = time.perf_counter()
+        files: list[Path] = []
+        for root in map(Path, roots):
+            if not root.exists():
+                index.errors.append((root, "no such file or directory"))
+                log.warning("animation root %s does not exist", root)
+                continue
+            files.extend(_clip_files(root))
+        total = len(files)
+        for n, path in enumerate(files, 1):
+            index._add_file(path)
+            if total >= PROGRESS_EVERY and n % PROGRESS_EVERY == 0:
+                log.info("clip index: %d/%d files, %d clips", n, total, len(index._locations))
+        index.files_scanned = total
+        log.info(
+            "clip index: %d clips in %d files (%d unreadable, %d duplicate names) in %.0f ms",
+            len(index._locations),
+            total,
+            len(index.errors),
+            len(index.duplicates),
+            (time.perf_counter() - started) * 1000,
+        )
+        return index
+
+    def _add_file(self, path: Path) -> None:
+        try:
+            names = convert.scan_names(path)
+        except AnimationError as exc:
+            self._record_error(path, exc)
+            return
+        for position, name in enumerate(names):
+            known = self._locations.get(name)
+            if known is not None:
+                self.duplicates.append(Duplicate(name, known.file, path))
+                log.warning("clip %r in %s is already defined in %s; ignored", name, path, known.file)
+                continue
+            self._locations[name] = ClipLocation(path, position)
+
+    def _record_error(self, path: Path, exc: AnimationError) -> None:
+        reason = getattr(exc, "reason", None) or str(exc)
+        self.errors.append((path, reason))
+        log.warning("skipping animation file %s: %s", path, reason)
+
+    # -- queries
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._locations
+
+    def __len__(self) -> int:
+        return len(self._locations)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._locations)
+
+    def names(self) -> list[str]:
+        """All indexed clip names, sorted."""
+        return sorted(self._locations)
+
+    def location(self, name: str) -> ClipLocation:
+        """Where clip ``name`` lives (no decoding)."""
+        try:
+            return self._locations[name]
+        except KeyError:
+            raise UnknownClipError(f"no animation clip named {name!r}") from None
+
+    def is_loaded(self, name: str) -> bool:
+        """Whether ``name``'s file has been decoded already."""
+        loc = self._locations.get(name)
+        return loc is not None and loc.file in self._cache
+
+    def get(self, name: str) -> Clip:
+        """The clip called ``name``, decoding its file on first use.
+
+        Raises :class:`UnknownClipError` for a name no file defines, and the file
+        format's error (a subclass of ``AnimationError``) when the file fails to decode.
+        """
+        loc = self.location(name)
+        clips = self._cache.get(loc.file)
+        if clips is None:
+            clips = self._decode(loc.file)
+        clip = clips.get(name)
+        if clip is None:  # the file changed on disk since the scan
+            raise UnknownClipError(f"{loc.file} no longer defines a clip named {name!r}")
+        return clip
+
+    def _decode(self, path: Path) -> dict[str, Clip]:
+        with self._lock:
+            cached = self._cache.get(path)
+            if cached is not None:
+                return cached
+            failed = self._failed.get(path)
+            if failed is not None:
+                raise failed
+            try:
+                clips = convert.load_clips(path)
+            except AnimationError as exc:
+                self._failed[path] = exc
+                self._record_error(path, exc)
+                raise
+            self.files_decoded += 1
+            by_name: dict[str, Clip] = {}
+            for clip in clips:
+                by_name.setdefault(clip.name, clip)
+            self._cache[path] = by_name
+            return by_name
+
+
+def _clip_files(root: Path) -> list[Path]:
+    """Clip files under ``root`` in a stable (sorted, depth-first) order."""
+    if root.is_file():
+        return [root] if convert.is_clip_file(root) else []
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for fname in sorted(filenames):
+            path = Path(dirpath, fname)
+            if convert.is_clip_file(path):
+                found.append(path)
+    return found

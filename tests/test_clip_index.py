@@ -1,0 +1,148 @@
+"""The lazy clip index: names only at build time, decoding on first use, bad files reported."""
+
+from __future__ import annotations
+
+import logging
+
+import flatbuffers
+import pytest
+
+from driver.animation import index as index_module
+from driver.animation.binfmt import BinFormatError, write_bin
+from driver.animation.clip import Clip, Event, HeadAngle
+from driver.animation.convert import save_clips
+from driver.animation.CozmoAnim import AnimClip as fb_AnimClip
+from driver.animation.CozmoAnim import AnimClips as fb_AnimClips
+from driver.animation.CozmoAnim import Keyframes as fb_Keyframes
+from driver.animation.index import ClipIndex, UnknownClipError
+
+
+def _clip(name: str, angle: int = 5) -> Clip:
+    return Clip(name, head_angle=(HeadAngle(0, 100, angle),))
+
+
+def _names_fine_keyframes_broken(names: list[str]) -> bytes:
+    """A .bin whose clip names are valid but whose HeadAngle keyframes carry a foreign field.
+
+    scan_clip_names accepts it (it never opens keyframe tables); read_bin rejects it.
+    """
+    b = flatbuffers.Builder(256)
+    clip_offsets = []
+    for name in names:
+        b.StartObject(5)  # HeadAngle has 4 fields; a fifth is not Cozmo's
+        b.PrependUint32Slot(0, 10, 0)
+        b.PrependInt32Slot(4, 99, 0)
+        head = b.EndObject()
+        fb_Keyframes.KeyframesStartHeadAngleKeyFrameVector(b, 1)
+        b.PrependUOffsetTRelative(head)
+        vec = b.EndVector()
+        fb_Keyframes.KeyframesStart(b)
+        fb_Keyframes.KeyframesAddHeadAngleKeyFrame(b, vec)
+        kfs = fb_Keyframes.KeyframesEnd(b)
+        name_off = b.CreateString(name)
+        fb_AnimClip.AnimClipStart(b)
+        fb_AnimClip.AnimClipAddName(b, name_off)
+        fb_AnimClip.AnimClipAddKeyframes(b, kfs)
+        clip_offsets.append(fb_AnimClip.AnimClipEnd(b))
+    fb_AnimClips.AnimClipsStartClipsVector(b, len(clip_offsets))
+    for off in reversed(clip_offsets):
+        b.PrependUOffsetTRelative(off)
+    vec = b.EndVector()
+    fb_AnimClips.AnimClipsStart(b)
+    fb_AnimClips.AnimClipsAddClips(b, vec)
+    b.Finish(fb_AnimClips.AnimClipsEnd(b))
+    return bytes(b.Output())
+
+
+@pytest.fixture
+def library(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    (a / "sub").mkdir(parents=True)
+    b.mkdir()
+    (a / "one.bin").write_bytes(write_bin([_clip("c1"), _clip("c2")]))
+    (a / "sub" / "two.bin").write_bytes(write_bin([_clip("c3")]))
+    (a / "garbage.bin").write_bytes(b"\x01\x02\x03 not flatbuffers at all")
+    (a / "lazy.bin").write_bytes(_names_fine_keyframes_broken(["lazy1", "lazy2"]))
+    (b / "dup.bin").write_bytes(write_bin([_clip("c1", angle=40), _clip("b_only")]))
+    save_clips([Clip("from_json", event=(Event(0, "e"),))], b / "j.json")
+    save_clips([Clip("from_text", event=(Event(0, "e"),))], b / "from_text.cozanim")
+    (b / "config.json").write_text('{"decayGraphs": []}')
+    (b / "notes.txt").write_text("not a clip")
+    return a, b
+
+
+def test_build_indexes_names_without_decoding(library, caplog):
+    a, b = library
+    caplog.set_level(logging.WARNING, logger="driver.animation.index")
+    idx = ClipIndex.build([a, b])
+    assert idx.names() == sorted(["c1", "c2", "c3", "lazy1", "lazy2", "b_only", "from_json", "from_text"])
+    assert idx.files_scanned == 8
+    assert idx.files_decoded == 0
+    assert not any(idx.is_loaded(n) for n in idx)
+    assert idx.location("c3").file == a / "sub" / "two.bin"
+    assert idx.location("c2").position == 1
+    # The garbage file is skipped, reported once, and logged once.
+    assert [(p.name, "outside the file" in r or "misaligned" in r) for p, r in idx.errors] == [("garbage.bin", True)]
+    assert caplog.text.count("garbage.bin") == 1
+
+
+def test_keyframes_are_decoded_only_on_first_use(library):
+    a, b = library
+    idx = ClipIndex.build([a, b])
+    # lazy.bin's keyframes are broken, its names are not: building did not decode it.
+    assert "lazy1" in idx and not any(p.name == "lazy.bin" for p, _ in idx.errors)
+    with pytest.raises(BinFormatError):
+        idx.get("lazy1")
+    assert [p.name for p, _ in idx.errors].count("lazy.bin") == 1
+    with pytest.raises(BinFormatError):
+        idx.get("lazy2")  # same file: the failure is remembered, not re-reported
+    assert [p.name for p, _ in idx.errors].count("lazy.bin") == 1
+    assert idx.files_decoded == 0
+
+
+def test_get_decodes_a_file_once_and_caches(library):
+    a, b = library
+    idx = ClipIndex.build([a, b])
+    c1 = idx.get("c1")
+    assert c1 == _clip("c1") and c1.source == str(a / "one.bin")
+    assert idx.files_decoded == 1 and idx.is_loaded("c2")
+    assert idx.get("c2") == _clip("c2")
+    assert idx.get("c1") is c1
+    assert idx.files_decoded == 1
+    assert idx.get("from_text").event == (Event(0, "e"),)
+    assert idx.get("from_json").name == "from_json"
+    assert idx.files_decoded == 3
+
+
+def test_first_root_wins_and_duplicates_are_reported(library):
+    a, b = library
+    idx = ClipIndex.build([a, b])
+    assert idx.get("c1").head_angle[0].angle_deg == 5
+    assert [(d.name, d.kept.name, d.ignored.name) for d in idx.duplicates] == [("c1", "one.bin", "dup.bin")]
+    flipped = ClipIndex.build([b, a])
+    assert flipped.get("c1").head_angle[0].angle_deg == 40
+
+
+def test_unknown_names_and_missing_roots(library, tmp_path):
+    a, _ = library
+    idx = ClipIndex.build([a, tmp_path / "does_not_exist"])
+    with pytest.raises(UnknownClipError, match="no animation clip named 'nope'"):
+        idx.get("nope")
+    with pytest.raises(KeyError):
+        idx.location("nope")
+    assert any("no such file" in r for _, r in idx.errors)
+
+
+def test_a_single_file_can_be_a_root(library):
+    a, _ = library
+    idx = ClipIndex.build([a / "one.bin"])
+    assert idx.names() == ["c1", "c2"]
+
+
+def test_progress_is_logged_for_big_trees(library, caplog, monkeypatch):
+    a, b = library
+    monkeypatch.setattr(index_module, "PROGRESS_EVERY", 2)
+    caplog.set_level(logging.INFO, logger="driver.animation.index")
+    ClipIndex.build([a, b])
+    assert "clip index: 2/8 files" in caplog.text
+    assert "clip index: 8 clips in 8 files" in caplog.text
