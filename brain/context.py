@@ -1,0 +1,184 @@
+"""What a behaviour-tree node may touch: the :class:`BrainContext` of one robot.
+
+Nodes never reach for globals. Everything they act on or read — the driver's Robot, the
+mood, the clock, the recent robot events, the animation player, the resource set, the random
+source — comes from the context they were built with, so two brains can run in one process,
+tests can inject a fake clock and a seeded random source, and an offline simulation can run
+the same tree faster than real time.
+
+The animation player is reached through the small :class:`AnimationProvider` protocol, so
+the nodes do not depend on how clips are streamed. :class:`TimedAnimations` is a stand-in
+that "plays" for a nominal time; it keeps trees runnable (and inspectable) where no real
+player is wired in, e.g. in ``cozmo-brain tree`` or in node tests.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = [
+    "AnimationProvider",
+    "BrainContext",
+    "PlayHandle",
+    "TimedAnimations",
+    "TimedHandle",
+]
+
+log = logging.getLogger(__name__)
+
+#: How many robot events the context remembers for conditions such as RecentEvent.
+DEFAULT_EVENT_MEMORY = 256
+
+
+@runtime_checkable
+class PlayHandle(Protocol):
+    """Something playing: poll ``done()``, then read ``succeeded``; ``cancel()`` stops it."""
+
+    def done(self) -> bool: ...
+
+    @property
+    def succeeded(self) -> bool: ...
+
+    def cancel(self) -> None: ...
+
+
+class AnimationProvider(Protocol):
+    """What the nodes ask of the animation layer.
+
+    ``play_trigger`` resolves an animation trigger (trigger map → group → member chosen by
+    weight, cooldown, mood and head angle) and plays it; ``play_clip`` plays one clip by name;
+    ``set_face_expression`` shows a named procedural face. Unknown names raise ``KeyError``
+    (nodes turn that into FAILURE).
+    """
+
+    def play_trigger(self, trigger: str) -> PlayHandle: ...
+
+    def play_clip(self, name: str) -> PlayHandle: ...
+
+    def set_face_expression(self, name: str) -> None: ...
+
+
+class TimedHandle:
+    """A play that finishes after a fixed time on an injected clock."""
+
+    def __init__(self, name: str, clock: Callable[[], float], duration_s: float) -> None:
+        self.name = name
+        self._clock = clock
+        self._ends_at = clock() + duration_s
+        self._cancelled = False
+
+    def done(self) -> bool:
+        """True once the nominal duration passed or the play was cancelled."""
+        return self._cancelled or self._clock() >= self._ends_at
+
+    @property
+    def succeeded(self) -> bool:
+        """True when it ran its full time."""
+        return not self._cancelled and self._clock() >= self._ends_at
+
+    def cancel(self) -> None:
+        """Stop early (counts as not succeeded)."""
+        self._cancelled = True
+
+
+class TimedAnimations:
+    """An :class:`AnimationProvider` that plays nothing and finishes after ``duration_s``.
+
+    It records every request in ``played`` (``("trigger"|"clip"|"face", name)``), so a
+    tree can run and be observed without the animation controller. When ``known_triggers``
+    is given, other trigger names raise ``KeyError`` like the real player does.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, duration_s: float = 0.5,
+                 known_triggers: set[str] | None = None) -> None:
+        self.clock = clock
+        self.duration_s = duration_s
+        self.known_triggers = known_triggers
+        self.played: list[tuple[str, str]] = []
+        self.face: str | None = None
+
+    def play_trigger(self, trigger: str) -> TimedHandle:
+        """Pretend to play the trigger's animation."""
+        if self.known_triggers is not None and trigger not in self.known_triggers:
+            raise KeyError(f"unknown animation trigger {trigger!r}")
+        self.played.append(("trigger", trigger))
+        return TimedHandle(trigger, self.clock, self.duration_s)
+
+    def play_clip(self, name: str) -> TimedHandle:
+        """Pretend to play one clip."""
+        self.played.append(("clip", name))
+        return TimedHandle(name, self.clock, self.duration_s)
+
+    def set_face_expression(self, name: str) -> None:
+        """Remember the face."""
+        self.played.append(("face", name))
+        self.face = name
+
+
+@dataclass
+class BrainContext:
+    """Everything the nodes of one robot's tree act on.
+
+    ``robot`` is a :class:`driver.robot.Robot` (or None offline: robot nodes then fail
+    cleanly); ``mood`` a :class:`brain.mood.Mood` (or None); ``clock`` returns monotonic
+    seconds — the default matches the event loop's clock, which stamps robot events;
+    ``events`` holds recent robot events (anything with ``.at`` and ``.kind``), appended by
+    the heartbeat at the start of each tick; ``branch`` is the tick's scratch pad: nodes write
+    what they are doing (``branch["behavior"]`` …) for logs and the dashboard.
+    """
+
+    robot: Any = None
+    mood: Any = None
+    clock: Callable[[], float] = time.monotonic
+    animations: AnimationProvider | None = None
+    resources: Any = None
+    rng: random.Random = field(default_factory=random.Random)
+    events: deque[Any] = field(default_factory=lambda: deque(maxlen=DEFAULT_EVENT_MEMORY))
+    branch: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.animations is None:
+            self.animations = TimedAnimations(self.clock)
+
+    def now(self) -> float:
+        """The context's monotonic time in seconds."""
+        return self.clock()
+
+    def push_event(self, event: Any) -> None:
+        """Remember a robot event (called by the heartbeat as it drains the event queue)."""
+        self.events.append(event)
+
+    def recent_events(self, kind: str | None = None, within_s: float | None = None,
+                      since: float | None = None) -> Iterator[Any]:
+        """Remembered events, newest first, optionally of one ``kind``, younger than ``within_s``
+        seconds and strictly later than ``since``."""
+        now = self.clock()
+        for event in reversed(self.events):
+            at = float(getattr(event, "at", 0.0))
+            if within_s is not None and now - at > within_s:
+                break
+            if since is not None and at <= since:
+                break
+            if kind is None or getattr(event, "kind", None) == kind:
+                yield event
+
+    def fire_emotion(self, name: str | None) -> bool:
+        """Trigger emotion event ``name`` on the mood, if there is a mood and it knows the event."""
+        if not name or self.mood is None:
+            return False
+        has_event = getattr(self.mood, "has_event", None)
+        if has_event is not None and not has_event(name):
+            log.debug("emotion event %r is not defined; skipped", name)
+            return False
+        return bool(self.mood.trigger_event(name, self.clock()))
+
+    @property
+    def robot_state(self) -> Any:
+        """The robot's latest state sample, or None (offline, or before the first state)."""
+        return getattr(self.robot, "state", None) if self.robot is not None else None

@@ -1,0 +1,510 @@
+"""Action leaves: nodes that make the robot do something.
+
+Every action follows the same non-blocking life: ``initialise`` starts the work (sends a
+command, asks the animation player), ``update`` looks at its progress and answers RUNNING,
+SUCCESS or FAILURE, and ``terminate`` cleans up when the node is interrupted (a higher
+priority branch took over) — it cancels the play or stops the motor it started. Nothing
+here waits: a tick costs microseconds whatever the robot is doing.
+
+A missing robot, a lost link or an unknown animation name makes the node FAIL with a
+feedback message; it never raises into the tick.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from py_trees.behaviour import Behaviour
+from py_trees.common import Status
+
+from brain.context import BrainContext
+
+__all__ = [
+    "BackpackLights",
+    "ContextBehaviour",
+    "Drive",
+    "FireEmotionEvent",
+    "LookAround",
+    "PlayAnimationTrigger",
+    "PlayClip",
+    "PlayRandomTrigger",
+    "RandomWait",
+    "SetFaceExpression",
+    "SetHeadAngle",
+    "SetLiftHeight",
+    "StopMotors",
+    "Turn",
+    "Wait",
+    "parse_color",
+    "rgb555",
+]
+
+log = logging.getLogger(__name__)
+
+
+class ContextBehaviour(Behaviour):
+    """A py_trees behaviour bound to one robot's :class:`BrainContext`."""
+
+    def __init__(self, name: str, ctx: BrainContext) -> None:
+        super().__init__(name)
+        self.ctx = ctx
+
+    def fail(self, why: str) -> Status:
+        """Record why the node failed (shown by tree displays) and return FAILURE."""
+        self.feedback_message = why
+        log.debug("%s: %s", self.name, why)
+        return Status.FAILURE
+
+    def describe(self, **info: Any) -> None:
+        """Write what this node is doing into the context's branch description."""
+        self.ctx.branch.update(info)
+
+
+def _cancel(handle: Any) -> None:
+    cancel = getattr(handle, "cancel", None)
+    if cancel is not None:
+        try:
+            cancel()
+        except Exception:  # a broken player must not break the tick
+            log.exception("cancelling %r failed", handle)
+
+
+class _Polled(ContextBehaviour):
+    """Base of nodes that start one pollable thing (Action or play handle) and wait for it."""
+
+    def __init__(self, name: str, ctx: BrainContext) -> None:
+        super().__init__(name, ctx)
+        self._handle: Any = None
+        self._error: str | None = None
+
+    def start(self) -> Any:
+        """Start the work and return its handle (with ``done()`` and ``succeeded``)."""
+        raise NotImplementedError
+
+    def initialise(self) -> None:
+        self._handle, self._error = None, None
+        try:
+            self._handle = self.start()
+        except KeyError as exc:
+            self._error = str(exc.args[0]) if exc.args else "unknown name"
+        except Exception as exc:  # RobotError (not connected), bad player …
+            self._error = f"{type(exc).__name__}: {exc}"
+
+    def update(self) -> Status:
+        if self._error is not None:
+            return self.fail(self._error)
+        handle = self._handle
+        if handle is None:
+            return Status.SUCCESS
+        if not handle.done():
+            return Status.RUNNING
+        if handle.succeeded:
+            return Status.SUCCESS
+        error = getattr(handle, "error", None)
+        return self.fail(str(error) if error else "did not complete")
+
+    def terminate(self, new_status: Status) -> None:
+        if new_status is Status.INVALID and self._handle is not None and not self._handle.done():
+            _cancel(self._handle)
+            self.on_interrupt()
+        if new_status is not Status.RUNNING:
+            self._handle = None
+
+    def on_interrupt(self) -> None:
+        """Extra cleanup when interrupted mid-way (e.g. stop the wheels)."""
+
+    def robot(self) -> Any:
+        """The robot, or raise a clear error when there is none."""
+        robot = self.ctx.robot
+        if robot is None:
+            raise RuntimeError("no robot")
+        return robot
+
+
+class PlayAnimationTrigger(_Polled):
+    """Play an animation trigger (the animation layer picks the group member) and wait for it."""
+
+    def __init__(self, name: str, ctx: BrainContext, trigger: str) -> None:
+        super().__init__(name, ctx)
+        self.trigger = trigger
+
+    def start(self) -> Any:
+        self.describe(animation=self.trigger)
+        assert self.ctx.animations is not None
+        return self.ctx.animations.play_trigger(self.trigger)
+
+
+class PlayRandomTrigger(_Polled):
+    """Play one of several animation triggers, picked by weight with the context's random source."""
+
+    def __init__(self, name: str, ctx: BrainContext, triggers: Sequence[str],
+                 weights: Sequence[float] | None = None) -> None:
+        super().__init__(name, ctx)
+        if not triggers:
+            raise ValueError("PlayRandomTrigger needs at least one trigger")
+        self.triggers = list(triggers)
+        self.weights = list(weights) if weights is not None else [1.0] * len(self.triggers)
+        if len(self.weights) != len(self.triggers):
+            raise ValueError(f"{len(self.triggers)} triggers but {len(self.weights)} weights")
+        self.chosen: str | None = None
+
+    def start(self) -> Any:
+        from brain.choosers_math import weighted_choice
+
+        self.chosen = weighted_choice(self.triggers, self.weights, self.ctx.rng)
+        if self.chosen is None:
+            raise KeyError("no trigger has a positive weight")
+        self.describe(animation=self.chosen)
+        assert self.ctx.animations is not None
+        return self.ctx.animations.play_trigger(self.chosen)
+
+
+class PlayClip(_Polled):
+    """Play one animation clip by name and wait for it."""
+
+    def __init__(self, name: str, ctx: BrainContext, clip: str) -> None:
+        super().__init__(name, ctx)
+        self.clip = clip
+
+    def start(self) -> Any:
+        self.describe(animation=self.clip)
+        assert self.ctx.animations is not None
+        return self.ctx.animations.play_clip(self.clip)
+
+
+class SetFaceExpression(ContextBehaviour):
+    """Show a named procedural face; succeeds at once."""
+
+    def __init__(self, name: str, ctx: BrainContext, expression: str) -> None:
+        super().__init__(name, ctx)
+        self.expression = expression
+
+    def update(self) -> Status:
+        try:
+            assert self.ctx.animations is not None
+            self.ctx.animations.set_face_expression(self.expression)
+        except KeyError:
+            return self.fail(f"unknown face expression {self.expression!r}")
+        except Exception as exc:
+            return self.fail(f"{type(exc).__name__}: {exc}")
+        return Status.SUCCESS
+
+
+class SetHeadAngle(_Polled):
+    """Move the head to an angle in degrees (−25…44.5) and wait until it is there."""
+
+    def __init__(self, name: str, ctx: BrainContext, degrees: float, speed_dps: float | None = None) -> None:
+        super().__init__(name, ctx)
+        self.degrees = float(degrees)
+        self.speed_dps = speed_dps
+
+    def start(self) -> Any:
+        kwargs = {"max_speed": math.radians(self.speed_dps)} if self.speed_dps else {}
+        return self.robot().set_head_angle(math.radians(self.degrees), **kwargs)
+
+
+class SetLiftHeight(_Polled):
+    """Move the lift to a height in millimetres (32…92) and wait until it is there."""
+
+    def __init__(self, name: str, ctx: BrainContext, mm: float) -> None:
+        super().__init__(name, ctx)
+        self.mm = float(mm)
+
+    def start(self) -> Any:
+        return self.robot().set_lift_height(self.mm)
+
+
+class Turn(_Polled):
+    """Turn in place by an angle in degrees (positive is counter-clockwise)."""
+
+    def __init__(self, name: str, ctx: BrainContext, degrees: float, speed_dps: float = 180.0) -> None:
+        super().__init__(name, ctx)
+        self.degrees = float(degrees)
+        self.speed_dps = float(speed_dps)
+
+    def start(self) -> Any:
+        return self.robot().turn_in_place(math.radians(self.degrees), speed=math.radians(self.speed_dps))
+
+    def on_interrupt(self) -> None:
+        _stop_wheels(self.ctx)
+
+
+def _stop_wheels(ctx: BrainContext) -> None:
+    if ctx.robot is not None:
+        try:
+            ctx.robot.drive_wheels(0.0, 0.0)
+        except Exception as exc:
+            log.debug("could not stop the wheels: %s", exc)
+
+
+class _Timed(ContextBehaviour):
+    """Base of nodes that run for a time measured on the context's clock."""
+
+    def __init__(self, name: str, ctx: BrainContext) -> None:
+        super().__init__(name, ctx)
+        self.ends_at = 0.0
+
+    def duration(self) -> float:
+        raise NotImplementedError
+
+    def initialise(self) -> None:
+        self.ends_at = self.ctx.now() + self.duration()
+
+    def update(self) -> Status:
+        left = self.ends_at - self.ctx.now()
+        if left > 0:
+            self.feedback_message = f"{left:.1f} s left"
+            return Status.RUNNING
+        return Status.SUCCESS
+
+
+class Wait(_Timed):
+    """Do nothing for a number of seconds (RUNNING meanwhile)."""
+
+    def __init__(self, name: str, ctx: BrainContext, seconds: float) -> None:
+        super().__init__(name, ctx)
+        self.seconds = float(seconds)
+
+    def duration(self) -> float:
+        return self.seconds
+
+
+class RandomWait(_Timed):
+    """Do nothing for a random time between ``low`` and ``high`` seconds (drawn each run)."""
+
+    def __init__(self, name: str, ctx: BrainContext, low: float, high: float) -> None:
+        super().__init__(name, ctx)
+        if high < low:
+            raise ValueError(f"RandomWait: max {high} is below min {low}")
+        self.low, self.high = float(low), float(high)
+
+    def duration(self) -> float:
+        return self.ctx.rng.uniform(self.low, self.high)
+
+
+class Drive(_Timed):
+    """Drive the wheels at ``left``/``right`` mm/s for ``seconds``, then stop them."""
+
+    def __init__(self, name: str, ctx: BrainContext, left: float, right: float, seconds: float) -> None:
+        super().__init__(name, ctx)
+        self.left, self.right, self.seconds = float(left), float(right), float(seconds)
+        self._error: str | None = None
+        self._driving = False
+
+    def duration(self) -> float:
+        return self.seconds
+
+    def initialise(self) -> None:
+        super().initialise()
+        self._error = None
+        if self.ctx.robot is None:
+            self._error = "no robot"
+            return
+        try:
+            self.ctx.robot.drive_wheels(self.left, self.right)
+            self._driving = True
+        except Exception as exc:
+            self._error = f"{type(exc).__name__}: {exc}"
+
+    def update(self) -> Status:
+        if self._error is not None:
+            return self.fail(self._error)
+        return super().update()
+
+    def terminate(self, new_status: Status) -> None:
+        if self._driving:
+            self._driving = False
+            _stop_wheels(self.ctx)
+
+
+class StopMotors(ContextBehaviour):
+    """Stop wheels, head and lift at once; succeeds immediately (fails without a robot)."""
+
+    def update(self) -> Status:
+        if self.ctx.robot is None:
+            return self.fail("no robot")
+        try:
+            self.ctx.robot.stop_all_motors()
+        except Exception as exc:
+            return self.fail(f"{type(exc).__name__}: {exc}")
+        return Status.SUCCESS
+
+
+class LookAround(ContextBehaviour):
+    """Idle glances: random head tilts and small turns, with pauses, for ``seconds``.
+
+    Each step picks either a head angle in ``head_range_deg`` or a turn of a random size in
+    ``turn_range_deg`` (either direction), waits for it, then pauses for a random time in
+    ``pause_range_s``. It succeeds when the time is up; the wheels stop when it ends or is
+    interrupted.
+    """
+
+    def __init__(self, name: str, ctx: BrainContext, seconds: float = 10.0,
+                 head_range_deg: tuple[float, float] = (-5.0, 30.0),
+                 turn_range_deg: tuple[float, float] = (20.0, 70.0),
+                 pause_range_s: tuple[float, float] = (0.3, 1.5)) -> None:
+        super().__init__(name, ctx)
+        self.seconds = float(seconds)
+        self.head_range_deg = head_range_deg
+        self.turn_range_deg = turn_range_deg
+        self.pause_range_s = pause_range_s
+        self.ends_at = 0.0
+        self._action: Any = None
+        self._pause_until = 0.0
+        self.glances = 0
+
+    def initialise(self) -> None:
+        self.ends_at = self.ctx.now() + self.seconds
+        self._action = None
+        self._pause_until = 0.0
+        self.glances = 0
+
+    def _next(self) -> Any:
+        rng, robot = self.ctx.rng, self.ctx.robot
+        if rng.random() < 0.5:
+            return robot.set_head_angle(math.radians(rng.uniform(*self.head_range_deg)))
+        degrees = rng.uniform(*self.turn_range_deg) * (1 if rng.random() < 0.5 else -1)
+        return robot.turn_in_place(math.radians(degrees), speed=math.radians(120))
+
+    def update(self) -> Status:
+        if self.ctx.robot is None:
+            return self.fail("no robot")
+        now = self.ctx.now()
+        if now >= self.ends_at:
+            return Status.SUCCESS
+        if self._action is not None:
+            if not self._action.done():
+                return Status.RUNNING
+            self._action = None
+            self._pause_until = now + self.ctx.rng.uniform(*self.pause_range_s)
+        if now >= self._pause_until:
+            try:
+                self._action = self._next()
+                self.glances += 1
+            except Exception as exc:
+                return self.fail(f"{type(exc).__name__}: {exc}")
+        return Status.RUNNING
+
+    def terminate(self, new_status: Status) -> None:
+        if self._action is not None and not self._action.done():
+            _cancel(self._action)
+        if self.status is Status.RUNNING:
+            _stop_wheels(self.ctx)
+        self._action = None
+
+
+#: Named colours for backpack lights.
+COLORS: dict[str, tuple[int, int, int]] = {
+    "off": (0, 0, 0), "black": (0, 0, 0), "white": (255, 255, 255), "red": (255, 0, 0),
+    "green": (0, 255, 0), "blue": (0, 0, 255), "yellow": (255, 255, 0), "cyan": (0, 255, 255),
+    "magenta": (255, 0, 255), "orange": (255, 128, 0), "purple": (128, 0, 255),
+    "dim_blue": (0, 0, 48), "dim_white": (40, 40, 40),
+}
+
+#: Built-in five-LED patterns (left, front, middle, back, right).
+PATTERNS: dict[str, tuple[str, ...]] = {
+    "off": ("off",) * 5,
+    "sleep": ("off", "dim_blue", "dim_blue", "dim_blue", "off"),
+    "calm": ("off", "cyan", "cyan", "cyan", "off"),
+    "happy": ("off", "green", "green", "green", "off"),
+    "alert": ("off", "red", "red", "red", "off"),
+    "busy": ("off", "yellow", "yellow", "yellow", "off"),
+}
+
+
+def parse_color(value: Any) -> tuple[int, int, int]:
+    """A colour from a name, ``"#rrggbb"`` or ``[r, g, b]`` (0–255 ints or 0–1 floats)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in COLORS:
+            return COLORS[text]
+        if text.startswith("#") and len(text) == 7:
+            try:
+                return int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16)
+            except ValueError:
+                pass
+        raise ValueError(f"expected a colour name ({', '.join(sorted(COLORS))}) or #rrggbb, got {value!r}")
+    if isinstance(value, (list, tuple)) and len(value) in (3, 4) and all(
+            isinstance(c, (int, float)) and not isinstance(c, bool) for c in value):
+        channels = value[:3]
+        if all(isinstance(c, float) for c in channels) and all(0.0 <= c <= 1.0 for c in channels):
+            return tuple(round(c * 255) for c in channels)  # type: ignore[return-value]
+        if all(0 <= c <= 255 for c in channels):
+            return tuple(int(c) for c in channels)  # type: ignore[return-value]
+    raise ValueError(f"expected a colour: a name, #rrggbb or [r, g, b], got {value!r}")
+
+
+def rgb555(rgb: tuple[int, int, int]) -> int:
+    """Pack 8-bit RGB into the robot's 15-bit LED word (5 bits each, red highest)."""
+    r, g, b = (c * 31 // 255 for c in rgb)
+    return (r << 10) | (g << 5) | b
+
+
+class BackpackLights(ContextBehaviour):
+    """Set the five backpack LEDs to fixed colours or a named pattern; succeeds at once.
+
+    ``pattern`` is a built-in name (see ``PATTERNS``) or a backpack light pattern of the
+    resource set (its "on" colours are used).
+    """
+
+    def __init__(self, name: str, ctx: BrainContext, colors: Sequence[Any] | None = None,
+                 pattern: str | None = None) -> None:
+        super().__init__(name, ctx)
+        if (colors is None) == (pattern is None):
+            raise ValueError("BackpackLights needs exactly one of colors or pattern")
+        self.words: tuple[int, ...] | None = None
+        self.pattern = pattern
+        if colors is not None:
+            self.words = self._words(colors)
+
+    @staticmethod
+    def _words(colors: Sequence[Any]) -> tuple[int, ...]:
+        parsed = [parse_color(c) for c in colors]
+        if len(parsed) == 1:
+            parsed = parsed * 5
+        if len(parsed) == 3:
+            parsed = [(0, 0, 0), *parsed, (0, 0, 0)]
+        if len(parsed) != 5:
+            raise ValueError(f"expected 1, 3 or 5 colours, got {len(parsed)}")
+        return tuple(rgb555(c) for c in parsed)
+
+    def resolve(self) -> tuple[int, ...]:
+        """The five LED words to send."""
+        if self.words is not None:
+            return self.words
+        assert self.pattern is not None
+        if self.pattern in PATTERNS:
+            return self._words(PATTERNS[self.pattern])
+        resources = self.ctx.resources
+        record = getattr(resources, "backpack_lights", {}).get(self.pattern) if resources is not None else None
+        if record is None:
+            raise KeyError(f"unknown backpack light pattern {self.pattern!r}")
+        return self._words([tuple(c[:3]) for c in record.on_colors])
+
+    def update(self) -> Status:
+        if self.ctx.robot is None:
+            return self.fail("no robot")
+        try:
+            words = self.resolve()
+            self.ctx.robot.set_backpack_lights(words)
+        except KeyError as exc:
+            return self.fail(str(exc.args[0]))
+        except Exception as exc:
+            return self.fail(f"{type(exc).__name__}: {exc}")
+        return Status.SUCCESS
+
+
+class FireEmotionEvent(ContextBehaviour):
+    """Trigger an emotion event on the mood; always succeeds (an unknown event is logged)."""
+
+    def __init__(self, name: str, ctx: BrainContext, event: str) -> None:
+        super().__init__(name, ctx)
+        self.event = event
+
+    def update(self) -> Status:
+        fired = self.ctx.fire_emotion(self.event)
+        self.feedback_message = "fired" if fired else "not defined"
+        return Status.SUCCESS

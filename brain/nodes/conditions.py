@@ -1,0 +1,145 @@
+"""Condition leaves: instant checks of mood, recent events and the robot's state.
+
+A condition never runs: it answers SUCCESS or FAILURE on the tick it is asked. Put them
+first in a sequence to guard a branch (``sequence`` without memory re-checks them on every
+tick, so the branch is dropped as soon as the guard turns false).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from py_trees.common import Status
+
+from brain.context import BrainContext
+from driver.samples import RobotStatus
+
+from .actions import ContextBehaviour
+
+__all__ = [
+    "BatteryLow",
+    "MoodAbove",
+    "MoodBelow",
+    "OnCharger",
+    "PickedUp",
+    "RecentEvent",
+    "SimpleMoodIs",
+]
+
+
+class _Condition(ContextBehaviour):
+    """Base: ``check()`` returns True/False, or a string saying why it cannot tell (FAILURE)."""
+
+    def check(self) -> bool | str:
+        raise NotImplementedError
+
+    def update(self) -> Status:
+        result = self.check()
+        if isinstance(result, str):
+            return self.fail(result)
+        self.feedback_message = "yes" if result else "no"
+        return Status.SUCCESS if result else Status.FAILURE
+
+
+class MoodAbove(_Condition):
+    """SUCCESS while the emotion ``emotion`` is strictly above ``value``."""
+
+    def __init__(self, name: str, ctx: BrainContext, emotion: str, value: float) -> None:
+        super().__init__(name, ctx)
+        self.emotion, self.value = emotion, float(value)
+
+    def check(self) -> bool | str:
+        if self.ctx.mood is None:
+            return "no mood"
+        return self.ctx.mood.value(self.emotion) > self.value
+
+
+class MoodBelow(_Condition):
+    """SUCCESS while the emotion ``emotion`` is strictly below ``value``."""
+
+    def __init__(self, name: str, ctx: BrainContext, emotion: str, value: float) -> None:
+        super().__init__(name, ctx)
+        self.emotion, self.value = emotion, float(value)
+
+    def check(self) -> bool | str:
+        if self.ctx.mood is None:
+            return "no mood"
+        return self.ctx.mood.value(self.emotion) < self.value
+
+
+class SimpleMoodIs(_Condition):
+    """SUCCESS while the simple mood (LowStim, MedStim, HighStim, Frustrated) is one of ``moods``."""
+
+    def __init__(self, name: str, ctx: BrainContext, moods: str | list[str]) -> None:
+        super().__init__(name, ctx)
+        self.moods = {moods} if isinstance(moods, str) else set(moods)
+
+    def check(self) -> bool | str:
+        if self.ctx.mood is None:
+            return "no mood"
+        return str(self.ctx.mood.simple_mood()) in self.moods
+
+
+class RecentEvent(_Condition):
+    """SUCCESS when a robot event of ``kind`` arrived within the last ``within_s`` seconds.
+
+    For status-flag events (``cliff``, ``picked_up``, ``on_charger`` …) ``value`` selects the
+    edge: True (the default) for the flag turning on, False for turning off (``picked_up``
+    with value False is "put down"), None for either. With ``once`` the condition answers
+    SUCCESS only once per event: it remembers the newest event it reported, so a reaction
+    does not fire again on the same poke.
+    """
+
+    def __init__(self, name: str, ctx: BrainContext, kind: str, within_s: float = 1.0,
+                 value: bool | None = True, once: bool = False) -> None:
+        super().__init__(name, ctx)
+        self.kind, self.within_s, self.value, self.once = kind, float(within_s), value, once
+        self.last_seen: float | None = None
+        self.matched: Any = None
+
+    def check(self) -> bool:
+        since = self.last_seen if self.once else None
+        for event in self.ctx.recent_events(self.kind, self.within_s, since=since):
+            if self.value is not None and hasattr(event, "value") and bool(event.value) != self.value:
+                continue
+            self.matched = event
+            if self.once:
+                self.last_seen = float(event.at)
+            return True
+        return False
+
+
+class _StatusFlag(_Condition):
+    flag: RobotStatus
+
+    def check(self) -> bool | str:
+        state = self.ctx.robot_state
+        if state is None:
+            return "no robot state"
+        return state.has(self.flag)
+
+
+class OnCharger(_StatusFlag):
+    """SUCCESS while the robot sits on its charger contacts."""
+
+    flag = RobotStatus.IS_ON_CHARGER
+
+
+class PickedUp(_StatusFlag):
+    """SUCCESS while the robot is held in the air."""
+
+    flag = RobotStatus.IS_PICKED_UP
+
+
+class BatteryLow(_Condition):
+    """SUCCESS while the battery is below ``volts`` (Cozmo runs ~3.5–4.2 V; 3.6 V is low)."""
+
+    def __init__(self, name: str, ctx: BrainContext, volts: float = 3.6) -> None:
+        super().__init__(name, ctx)
+        self.volts = float(volts)
+
+    def check(self) -> bool | str:
+        state = self.ctx.robot_state
+        if state is None:
+            return "no robot state"
+        return state.battery.voltage_v < self.volts

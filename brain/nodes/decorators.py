@@ -1,0 +1,110 @@
+"""Decorators that need the robot's clock: cooldown, timeout and timer.
+
+py_trees' own ``Timeout`` reads ``time.monotonic`` directly; these read the context's
+clock instead, so an offline simulation and the tests can drive time. py_trees' other
+decorators (inverter, one-shot, repeat, retry, status converters) are used as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from py_trees.behaviour import Behaviour
+from py_trees.common import Status
+from py_trees.decorators import Decorator
+
+from brain.context import BrainContext
+
+__all__ = ["Cooldown", "Timeout", "Timer"]
+
+
+class Cooldown(Decorator):
+    """Let the child run again only ``seconds`` after it last ran; FAILURE meanwhile.
+
+    "Ran" means the child got going — it returned RUNNING or SUCCESS at least once — so a
+    guard that fails at once does not start the cooldown. The cooldown counts from the
+    moment the child stopped (finished or interrupted).
+    """
+
+    def __init__(self, name: str, child: Behaviour, ctx: BrainContext, seconds: float) -> None:
+        super().__init__(name=name, child=child)
+        self.ctx = ctx
+        self.seconds = float(seconds)
+        self.last_ran: float | None = None
+        self._blocked = False
+        self._ran = False
+
+    def remaining(self) -> float:
+        """Seconds until the child may run again (0 when ready)."""
+        if self.last_ran is None:
+            return 0.0
+        return max(0.0, self.seconds - (self.ctx.now() - self.last_ran))
+
+    def tick(self) -> Iterator[Behaviour]:
+        if self.status is not Status.RUNNING and self.remaining() > 0:
+            self._blocked = True
+            yield from Behaviour.tick(self)
+            return
+        self._blocked = False
+        yield from super().tick()
+
+    def initialise(self) -> None:
+        self._ran = False
+
+    def update(self) -> Status:
+        if self._blocked:
+            self.feedback_message = f"cooling down, {self.remaining():.1f} s left"
+            return Status.FAILURE
+        if self.decorated.status in (Status.RUNNING, Status.SUCCESS):
+            self._ran = True
+        self.feedback_message = ""
+        return self.decorated.status
+
+    def terminate(self, new_status: Status) -> None:
+        if self._ran and new_status is not Status.RUNNING:
+            self.last_ran = self.ctx.now()
+            self._ran = False
+
+
+class Timeout(Decorator):
+    """FAILURE (and the child is stopped) when the child runs longer than ``seconds``."""
+
+    def __init__(self, name: str, child: Behaviour, ctx: BrainContext, seconds: float) -> None:
+        super().__init__(name=name, child=child)
+        self.ctx = ctx
+        self.seconds = float(seconds)
+        self.ends_at = 0.0
+
+    def initialise(self) -> None:
+        self.ends_at = self.ctx.now() + self.seconds
+
+    def update(self) -> Status:
+        if self.decorated.status is Status.RUNNING and self.ctx.now() >= self.ends_at:
+            self.feedback_message = "timed out"
+            self.decorated.stop(Status.INVALID)
+            return Status.FAILURE
+        return self.decorated.status
+
+
+class Timer(Decorator):
+    """SUCCESS (and the child is stopped) once the child has run for ``seconds``.
+
+    The counterpart of :class:`Timeout` for "do this for a while": look around for 20 s,
+    sleep for at most an hour. A child that ends earlier ends the timer with its status.
+    """
+
+    def __init__(self, name: str, child: Behaviour, ctx: BrainContext, seconds: float) -> None:
+        super().__init__(name=name, child=child)
+        self.ctx = ctx
+        self.seconds = float(seconds)
+        self.ends_at = 0.0
+
+    def initialise(self) -> None:
+        self.ends_at = self.ctx.now() + self.seconds
+
+    def update(self) -> Status:
+        if self.decorated.status is Status.RUNNING and self.ctx.now() >= self.ends_at:
+            self.feedback_message = "time is up"
+            self.decorated.stop(Status.INVALID)
+            return Status.SUCCESS
+        return self.decorated.status
