@@ -17,7 +17,7 @@ __all__ = ["Graph", "GraphError"]
 
 
 class GraphError(ValueError):
-    """A graph definition is malformed (no nodes, non-numeric, x not strictly increasing)."""
+    """A graph definition is malformed (no nodes, non-numeric, x decreasing)."""
 
 
 def _number(value: object, what: str) -> float:
@@ -38,7 +38,8 @@ def _prefix(where: str) -> str:
 class Graph:
     """An immutable piecewise-linear function of one variable.
 
-    Built from at least one ``(x, y)`` point with strictly increasing ``x``. Calling the
+    Built from at least one ``(x, y)`` point with non-decreasing ``x``; two points at the same
+    ``x`` make a vertical step (Anki's graphs use them), and past the step the later ``y`` holds. Calling the
     graph interpolates linearly; below the first point it returns the first ``y`` and
     above the last point the last ``y``. A single-point graph is a constant.
     """
@@ -63,9 +64,9 @@ class Graph:
                 raise GraphError(f"{prefix}point {i}: expected an (x, y) pair, got {point!r}")
             x = _number(point[0], f"{prefix}point {i} x")
             y = _number(point[1], f"{prefix}point {i} y")
-            if xs and x <= xs[-1]:
+            if xs and x < xs[-1]:
                 raise GraphError(
-                    f"{prefix}point {i}: x must be strictly increasing, got x={x:g} after x={xs[-1]:g}"
+                    f"{prefix}point {i}: x must not decrease, got x={x:g} after x={xs[-1]:g}"
                 )
             xs.append(x)
             ys.append(y)
@@ -94,9 +95,9 @@ class Graph:
                     raise GraphError(f"{item}: missing \"{key}\"")
             x = _number(node["x"], f"{item}.x")
             y = _number(node["y"], f"{item}.y")
-            if points and x <= points[-1][0]:
+            if points and x < points[-1][0]:
                 raise GraphError(
-                    f"{item}.x: x must be strictly increasing, got {x:g} after {points[-1][0]:g}"
+                    f"{item}.x: x must not decrease, got {x:g} after {points[-1][0]:g}"
                 )
             points.append((x, y))
         return cls(points)

@@ -1,0 +1,364 @@
+"""Typed records for everything in a Cozmo resource tree.
+
+One immutable dataclass per kind of thing the files define. Records keep the names the
+files use (trigger, group, behaviour ID …) and, where the engine's data is open-ended
+(behaviour parameters, activity extras), the original keys and values untouched in a
+read-only ``params`` mapping: the node library reads what it needs and nothing is lost.
+Every record knows where it came from (:class:`Origin`) so later problems can point at
+the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from brain.graph import Graph
+
+__all__ = [
+    "Activity",
+    "ActivityStrategy",
+    "AnimationGroup",
+    "AnimationGroupMember",
+    "BackpackLightPattern",
+    "Behavior",
+    "BehaviorChooser",
+    "ChooserEntry",
+    "CubeLightAnimation",
+    "CubeLightPattern",
+    "CubeLightStage",
+    "DecayGraph",
+    "EmotionAffector",
+    "EmotionEvent",
+    "FieldRef",
+    "MoodConfig",
+    "MoodScorer",
+    "Objective",
+    "Origin",
+    "RGBA",
+    "ReactionTrigger",
+    "SubActivity",
+    "TriggerPair",
+    "EMPTY",
+]
+
+#: An immutable empty mapping, the default for ``params``.
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+#: A colour as red, green, blue, alpha floats in 0..1.
+RGBA = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a record was read: the file, and the resource root (``cozmo_resources`` dir) it is in."""
+
+    file: Path
+    root: Path
+
+    @property
+    def relative(self) -> str:
+        """The file's path inside its root, as shown in reports."""
+        try:
+            return self.file.relative_to(self.root).as_posix()
+        except ValueError:
+            return self.file.as_posix()
+
+    def __str__(self) -> str:
+        return self.file.as_posix()
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRef:
+    """A name that a record refers to, and the field path it was found under."""
+
+    field: str
+    name: str
+
+
+# ---------------------------------------------------------------- animation triggers and groups
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerPair:
+    """One ``{"CladEvent", "AnimName"}`` pair of a trigger map: an event name → a group or light name."""
+
+    event: str
+    target: str
+    index: int
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class AnimationGroupMember:
+    """One clip of an animation group and the conditions under which it may be chosen."""
+
+    name: str
+    weight: float
+    cooldown_s: float
+    mood: str = "Default"
+    use_head_angle: bool = False
+    head_angle_min_deg: float = 0.0
+    head_angle_max_deg: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AnimationGroup:
+    """An ``ag_*.json`` file: the clips one trigger can play, named by the file's stem."""
+
+    name: str
+    members: tuple[AnimationGroupMember, ...]
+    origin: Origin
+
+
+# ---------------------------------------------------------------- mood
+
+
+@dataclass(frozen=True, slots=True)
+class DecayGraph:
+    """How one emotion type decays; ``graph_type`` is ``TimeRatio`` unless the file says ``ValueSlope``."""
+
+    emotion_type: str
+    graph: Graph
+    graph_type: str = "TimeRatio"
+
+
+@dataclass(frozen=True, slots=True)
+class MoodConfig:
+    """``mood_config.json``: decay graphs, the default repetition penalty, action-result events."""
+
+    decay_graphs: Mapping[str, DecayGraph]
+    default_repetition_penalty: Graph | None
+    action_result_events: Mapping[str, Mapping[str, str]]
+    value_ranges: Mapping[str, tuple[float, float]]
+    event_mapper: Any
+    origin: Origin
+
+    def decay_graph(self, emotion_type: str) -> DecayGraph | None:
+        """The decay graph for *emotion_type*, falling back to ``default`` as the engine does."""
+        return self.decay_graphs.get(emotion_type) or self.decay_graphs.get("default")
+
+    @property
+    def declared_types(self) -> frozenset[str]:
+        """Emotion types this file names itself (decay graphs other than ``default``, value ranges)."""
+        return frozenset(t for t in self.decay_graphs if t != "default") | frozenset(self.value_ranges)
+
+
+@dataclass(frozen=True, slots=True)
+class EmotionAffector:
+    """One emotion change an event causes."""
+
+    emotion_type: str
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
+class EmotionEvent:
+    """A named emotion event: its affectors and, optionally, its own repetition penalty."""
+
+    name: str
+    affectors: tuple[EmotionAffector, ...]
+    repetition_penalty: Graph | None
+    origin: Origin
+
+
+# ---------------------------------------------------------------- reactions and behaviours
+
+
+@dataclass(frozen=True, slots=True)
+class ReactionTrigger:
+    """One entry of ``reactionTrigger_behavior_map.json``. Several may share a trigger."""
+
+    trigger: str
+    behavior_id: str
+    should_resume_last: bool | None
+    index: int
+    params: Mapping[str, Any]
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class Behavior:
+    """A behaviour instance: the code to run (class), this use of it (ID) and its parameters.
+
+    Both formats map onto it. Modern files give ``behaviorClass``/``behaviorID``; legacy ones
+    give ``behaviorType`` (the class, and the name other files use for it), an optional
+    ``name`` (the ID) and ``behaviorGroups``. ``raw_class`` is the class as written (e.g. the
+    misspelt ``PlanAnimWithFace``); ``behavior_class`` is the normalised one. ``params`` holds
+    every other key exactly as written; :meth:`param` also finds keys that differ in case.
+    """
+
+    behavior_id: str
+    behavior_class: str
+    raw_class: str
+    params: Mapping[str, Any]
+    origin: Origin
+    legacy: bool = False
+    aliases: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    anim_triggers: tuple[FieldRef, ...] = ()
+    emotion_events: tuple[FieldRef, ...] = ()
+
+    def param(self, key: str, default: Any = None) -> Any:
+        """``params[key]``, or the value under a key that differs only in case, or *default*."""
+        if key in self.params:
+            return self.params[key]
+        folded = key.casefold()
+        for k, v in self.params.items():
+            if k.casefold() == folded:
+                return v
+        return default
+
+
+# ---------------------------------------------------------------- activities
+
+
+@dataclass(frozen=True, slots=True)
+class ChooserEntry:
+    """A behaviour a chooser may pick, with its scoring block (Scoring choosers) as written."""
+
+    behavior_id: str
+    scoring: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class BehaviorChooser:
+    """A chooser: ``Selection``, ``Scoring`` or ``StrictPriority`` over a list of behaviours."""
+
+    type: str
+    behaviors: tuple[ChooserEntry, ...]
+    params: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class MoodScorer:
+    """One emotion's score graph in an activity's ``startMoodScorer``."""
+
+    emotion_type: str
+    graph: Graph
+    track_delta: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityStrategy:
+    """When an activity may start and how long it cools down."""
+
+    type: str
+    cooldown_base_s: float | None = None
+    required_min_start_mood_score: float | None = None
+    start_mood_scorer: tuple[MoodScorer, ...] = ()
+    params: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class SubActivity:
+    """An entry of a ``subActivities`` list: another activity, by ID, at a priority."""
+
+    activity_id: str
+    priority: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Objective:
+    """A ``requiredObjectives`` entry: an objective some behaviour must complete."""
+
+    objective: str
+    behavior_id: str
+    params: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """A Cozmo activity: a strategy, choosers over behaviours, sub-activities, objectives.
+
+    ``choosers`` maps the key it was found under (``behaviorChooser``,
+    ``interludeBehaviorChooser``, ``setupChooser`` …) to the chooser. A
+    ``subActivityDelegate`` is itself an activity. ``params`` keeps every other key.
+    """
+
+    activity_id: str
+    activity_type: str | None
+    strategy: ActivityStrategy | None
+    choosers: Mapping[str, BehaviorChooser]
+    sub_activities: tuple[SubActivity, ...]
+    required_objectives: tuple[Objective, ...]
+    delegate: Activity | None
+    params: Mapping[str, Any]
+    origin: Origin
+    anim_triggers: tuple[FieldRef, ...] = ()
+
+    @property
+    def behavior_chooser(self) -> BehaviorChooser | None:
+        """The main chooser, when there is one."""
+        return self.choosers.get("behaviorChooser")
+
+    def behavior_refs(self) -> list[FieldRef]:
+        """Every behaviour ID this activity names: choosers, objectives, and its delegate's."""
+        refs: list[FieldRef] = []
+        for key, chooser in self.choosers.items():
+            refs.extend(FieldRef(f"{key}.behaviors", e.behavior_id) for e in chooser.behaviors)
+        refs.extend(FieldRef("requiredObjectives.behaviorID", o.behavior_id) for o in self.required_objectives)
+        if self.delegate is not None:
+            refs.extend(
+                FieldRef(f"subActivityDelegate.{r.field}", r.name) for r in self.delegate.behavior_refs()
+            )
+        return refs
+
+
+# ---------------------------------------------------------------- lights
+
+
+@dataclass(frozen=True, slots=True)
+class BackpackLightPattern:
+    """A backpack light pattern; one entry per LED in every tuple (3 on Vector, 5 on Cozmo)."""
+
+    name: str
+    on_colors: tuple[RGBA, ...]
+    off_colors: tuple[RGBA, ...]
+    on_period_ms: tuple[int, ...]
+    off_period_ms: tuple[int, ...]
+    transition_on_period_ms: tuple[int, ...]
+    transition_off_period_ms: tuple[int, ...]
+    offset_ms: tuple[int, ...]
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class CubeLightPattern:
+    """The light pattern of one cube-light stage (4 LEDs), colours as 0..1 floats."""
+
+    on_colors: tuple[RGBA, ...]
+    off_colors: tuple[RGBA, ...]
+    on_period_ms: tuple[int, ...]
+    off_period_ms: tuple[int, ...]
+    transition_on_period_ms: tuple[int, ...]
+    transition_off_period_ms: tuple[int, ...]
+    offset_ms: tuple[int, ...]
+    rotation_period_ms: int = 0
+    rotate: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CubeLightStage:
+    """One timed stage of a cube light animation."""
+
+    name: str
+    pattern: CubeLightPattern
+    duration_ms: int
+    can_be_overridden: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CubeLightAnimation:
+    """A cube-light file, named by its stem (that is what the cube trigger map refers to).
+
+    Two shapes exist: an object of named stages played in key order, and a list of stages.
+    """
+
+    name: str
+    stages: tuple[CubeLightStage, ...]
+    origin: Origin
+    params: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
