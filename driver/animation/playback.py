@@ -1,0 +1,227 @@
+"""How one clip is played: playback parameters and the handle a caller gets back.
+
+A behaviour rarely plays a clip exactly as it was authored. It may want it faster (an excited
+personality), with the head motion damped (a shy one), blended in from wherever the robot is now
+and back out again, or fitted into a slot that is longer or shorter than the clip. Those choices
+travel as one immutable :class:`PlaybackParams`; the controller applies them when it plays.
+
+:class:`Playback` is what :meth:`AnimationController.play` returns: awaitable, and pollable with
+``done()`` so a behaviour-tree node can start a clip on one tick and look at it on the next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from .clip import AnimationError, Clip
+
+if TYPE_CHECKING:
+    from .controller import AnimationController
+
+__all__ = [
+    "Fit",
+    "Playback",
+    "PlaybackCancelled",
+    "PlaybackError",
+    "PlaybackParams",
+    "PlaybackState",
+    "resolve_easing",
+]
+
+
+class PlaybackError(AnimationError):
+    """Bad playback parameters, or a clip that cannot be played as asked."""
+
+
+class PlaybackCancelled(PlaybackError):
+    """The playback was cancelled (by the caller, by a newer ``play``, or on shutdown)."""
+
+
+class Fit(str, Enum):
+    """How a clip fills a slot of a different length (``PlaybackParams.duration_ms``).
+
+    LOOP repeats the clip, FREEZE holds its last frame, TRUNCATE stops it early.
+    """
+
+    LOOP = "loop"
+    FREEZE = "freeze"
+    TRUNCATE = "truncate"
+
+
+def resolve_easing(name: str) -> Callable[[float], float]:
+    """The easing curve called ``name`` (``linear``, ``cubic_in_out`` …) as a PlaybackError if unknown.
+
+    The curves live in :mod:`driver.animation.easing`; playback errors are reported as such.
+    """
+    from . import easing
+
+    try:
+        return easing.easing(name)
+    except (ValueError, AttributeError) as exc:
+        raise PlaybackError(f"playback parameter easing: {exc}") from None
+
+
+def _finite(name: str, value: float, lo: float, hi: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise PlaybackError(f"playback parameter {name}: expected a finite number, got {value!r}")
+    if not lo <= value <= hi:
+        raise PlaybackError(f"playback parameter {name}: {value} is outside {lo}..{hi}")
+
+
+@dataclass(frozen=True)
+class PlaybackParams:
+    """Per-playback adjustments of a clip (all optional; the defaults play it as authored).
+
+    - ``speed``: 2.0 plays twice as fast (keyframe times and durations are divided by it).
+    - ``head_multiplier`` / ``head_offset_deg``: the head angle sent is
+      ``angle * multiplier + offset``, clamped to the head's −25°…44.5°.
+    - ``lift_multiplier`` / ``lift_offset_mm``: the lift height sent is
+      ``32 + (height − 32) * multiplier + offset`` (scaled about the lowest position), clamped
+      to 32…92 mm.
+    - ``body_multiplier``: scales wheel speeds of body-motion keyframes.
+    - ``entry_ms`` / ``entry_easing``: blend head, lift and face from where they are when the
+      clip starts into the clip over this long; ``exit_ms`` / ``exit_easing``: blend back to the
+      starting pose (and the idle face) over the last ``exit_ms``. 0 disables a blend; exit 0
+      keeps the clip's final pose.
+    - ``duration_ms`` / ``fit``: the slot the clip must fill, and how (:class:`Fit`). With no
+      ``fit``, the clip's playback hints decide: a longer slot loops an ``extendable`` clip
+      (unless ``no_looping``) and otherwise freezes on the last frame; a shorter slot truncates
+      a ``truncatable`` clip and otherwise the clip plays to its end. ``duration_ms=None`` with
+      ``Fit.LOOP`` loops until cancelled.
+    """
+
+    speed: float = 1.0
+    head_multiplier: float = 1.0
+    head_offset_deg: float = 0.0
+    lift_multiplier: float = 1.0
+    lift_offset_mm: float = 0.0
+    body_multiplier: float = 1.0
+    entry_ms: float = 0.0
+    entry_easing: str = "linear"
+    exit_ms: float = 0.0
+    exit_easing: str = "linear"
+    duration_ms: float | None = None
+    fit: Fit | None = None
+
+    def __post_init__(self) -> None:
+        _finite("speed", self.speed, 0.05, 20.0)
+        _finite("head_multiplier", self.head_multiplier, -5.0, 5.0)
+        _finite("head_offset_deg", self.head_offset_deg, -90.0, 90.0)
+        _finite("lift_multiplier", self.lift_multiplier, -5.0, 5.0)
+        _finite("lift_offset_mm", self.lift_offset_mm, -100.0, 100.0)
+        _finite("body_multiplier", self.body_multiplier, -5.0, 5.0)
+        _finite("entry_ms", self.entry_ms, 0.0, 60_000.0)
+        _finite("exit_ms", self.exit_ms, 0.0, 60_000.0)
+        if self.duration_ms is not None:
+            _finite("duration_ms", self.duration_ms, 0.0, 24 * 3600 * 1000.0)
+        if self.fit is not None and not isinstance(self.fit, Fit):
+            try:
+                object.__setattr__(self, "fit", Fit(str(self.fit).lower()))
+            except ValueError:
+                raise PlaybackError(
+                    f"playback parameter fit: expected loop, freeze or truncate, got {self.fit!r}"
+                ) from None
+        resolve_easing(self.entry_easing)
+        resolve_easing(self.exit_easing)
+
+    def fit_for(self, clip: Clip, clip_ms: float) -> Fit | None:
+        """The fit mode actually used for ``clip`` (whose one pass lasts ``clip_ms`` real ms)."""
+        if self.duration_ms is None:
+            return self.fit if self.fit is Fit.LOOP else None
+        if self.fit is not None:
+            return self.fit
+        hints = clip.playback
+        if self.duration_ms > clip_ms:
+            return Fit.LOOP if hints.extendable and not hints.no_looping else Fit.FREEZE
+        if self.duration_ms < clip_ms:
+            return Fit.TRUNCATE if hints.truncatable else None
+        return None
+
+
+class PlaybackState(Enum):
+    """Life of a playback."""
+
+    QUEUED = "queued"
+    PLAYING = "playing"
+    ENDING = "ending"  # every frame sent, waiting for the robot's AnimationEnded
+    SUCCEEDED = "succeeded"
+    CANCELLED = "cancelled"
+
+
+class Playback:
+    """One clip being (or about to be) played.
+
+    ``await playback`` waits until it completes and raises :class:`PlaybackCancelled` if it was
+    cancelled; ``done()``, ``state`` and ``succeeded`` let a caller poll instead. It completes
+    when the robot reports AnimationEnded for its ``anim_id`` (or, should that never come, a
+    second after the last frame was sent; ``ended_by_robot`` tells which).
+    """
+
+    def __init__(self, controller: AnimationController, clip: Clip, params: PlaybackParams,
+                 tracks: frozenset[str], owner: object | None) -> None:
+        loop = asyncio.get_running_loop()
+        self.controller = controller
+        self.clip = clip
+        self.params = params
+        self.tracks = tracks
+        self.owner = owner
+        #: a sound (744-byte µ-law frames) played from the clip's first frame, if any
+        self.audio: Sequence[bytes] | None = None
+        self.state = PlaybackState.QUEUED
+        self.anim_id: int | None = None
+        #: loop times of the first and last frame sent, and of completion
+        self.started_at: float | None = None
+        self.last_frame_at: float | None = None
+        self.ended_at: float | None = None
+        self.frames_sent = 0
+        self.robot_started = False
+        self.ended_by_robot = False
+        #: clip Event keyframes that fired, as (event_id, loop time)
+        self.events: list[tuple[str, float]] = []
+        self._future: asyncio.Future[None] = loop.create_future()
+        self._future.add_done_callback(_consume_exception)
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return self._future.__await__()
+
+    def done(self) -> bool:
+        """True once the playback completed or was cancelled."""
+        return self._future.done()
+
+    @property
+    def succeeded(self) -> bool:
+        """True when every frame was played and the playback completed."""
+        return self.state is PlaybackState.SUCCEEDED
+
+    @property
+    def cancelled(self) -> bool:
+        """True when the playback was cancelled."""
+        return self.state is PlaybackState.CANCELLED
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Stop the clip now (or drop it from the queue); the robot is told to abort it."""
+        self.controller._cancel(self, reason)
+
+    def _finish(self, error: BaseException | None, state: PlaybackState) -> None:
+        if self._future.done():
+            return
+        self.state = state
+        self.ended_at = asyncio.get_running_loop().time()
+        if error is None:
+            self._future.set_result(None)
+        else:
+            self._future.set_exception(error)
+
+    def __repr__(self) -> str:
+        return f"<Playback {self.clip.name!r} anim_id={self.anim_id} {self.state.value}>"
+
+
+def _consume_exception(fut: asyncio.Future[None]) -> None:
+    # Playbacks are often polled rather than awaited; never warn about an unretrieved cancel.
+    if not fut.cancelled():
+        fut.exception()

@@ -1,0 +1,81 @@
+"""The real daemon (`cozmo-brain run --sim`) against the real simulator, as a user runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import SAMPLE_RESOURCES
+
+pytestmark = pytest.mark.e2e
+
+PERSONALITY = """\
+name: probe
+root:
+  type: selector
+  children:
+    - type: sequence
+      name: answer the button
+      children:
+        - {type: recent_event, params: {kind: button, within_s: 3}}
+        - {type: face, params: {expression: happy}}
+        - {type: wait, params: {seconds: 1}}
+    - type: sequence
+      name: idle
+      children:
+        - {type: look_around, params: {seconds: 2}}
+        - {type: random_wait, params: {min: 0.2, max: 0.6}}
+reactions:
+  RobotPickedUp: {type: face, params: {expression: scared}, priority: 100}
+  CliffDetected: {type: set_head_angle, params: {degrees: -20}, priority: 90}
+"""
+
+SCRIPT = """\
+- {at: 2, event: pick_up, for: 1}
+- {at: 4, event: button}
+- {at: 6, event: cliff, for: 0.5}
+"""
+
+
+def _run(tmp_path: Path, *extra: str, duration: str = "8") -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-m", "brain.cli", "run", "--sim", "--duration", duration, *extra]
+    if SAMPLE_RESOURCES.is_dir():
+        args += ["--resources", str(SAMPLE_RESOURCES)]
+    return subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+
+
+def test_run_reacts_to_scripted_events_and_stops_cleanly(tmp_path: Path) -> None:
+    (tmp_path / "p.yaml").write_text(PERSONALITY)
+    (tmp_path / "s.yaml").write_text(SCRIPT)
+    proc = _run(tmp_path, "--personality", "p.yaml", "--sim-script", "s.yaml")
+    log = proc.stderr
+    assert proc.returncode == 0, log
+    assert "personality probe loaded (2 reactions)" in log
+    assert "safety: picked up - all motors stopped" in log
+    assert "reaction RobotPickedUp" in log
+    assert "doing selector > answer the button" in log
+    assert "safety: cliff - all motors stopped" in log
+    assert "reaction CliffDetected" in log
+    # pick-up happened while idling: the safety stop comes before the reaction, then idling resumes
+    assert log.index("safety: picked up") < log.index("reaction RobotPickedUp") < log.index("answer the button")
+    assert log.rindex("doing selector > idle") > log.index("reaction RobotPickedUp finished")
+    assert "0 missed" in log
+    assert "sim: engine disconnected" in log
+
+
+def test_a_broken_personality_stops_run_at_start_with_file_line_and_key(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text(PERSONALITY.replace("seconds: 1}", "seconds: lots}"))
+    proc = _run(tmp_path, "--personality", "bad.yaml", duration="3")
+    assert proc.returncode == 1
+    assert "bad.yaml:10: root.children[0].children[2].params.seconds: expected a number" in proc.stderr
+
+
+def test_missing_personality_and_bad_flags(tmp_path: Path) -> None:
+    proc = _run(tmp_path, "--personality", "nope.yaml", duration="3")
+    assert proc.returncode == 1 and "nope.yaml: personality file not found" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "brain.cli", "run", "--sim", "--robot", "x"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
