@@ -44,6 +44,7 @@ import cv2
 import numpy as np
 
 from . import display
+from .clip import EYE_PARAMETERS as CLIP_EYE_PARAMETERS
 
 __all__ = [
     "DEFAULT_EYE",
@@ -77,27 +78,7 @@ NOMINAL_EYE_HEIGHT = 40.0
 NOMINAL_EYE_OFFSET = 1.0 / 5.0
 
 FACE_PARAMETERS = ("center_x", "center_y", "scale_x", "scale_y", "angle")
-EYE_PARAMETERS = (
-    "center_x",
-    "center_y",
-    "scale_x",
-    "scale_y",
-    "angle",
-    "lower_inner_radius_x",
-    "lower_inner_radius_y",
-    "upper_inner_radius_x",
-    "upper_inner_radius_y",
-    "upper_outer_radius_x",
-    "upper_outer_radius_y",
-    "lower_outer_radius_x",
-    "lower_outer_radius_y",
-    "upper_lid_y",
-    "upper_lid_angle",
-    "upper_lid_bend",
-    "lower_lid_y",
-    "lower_lid_angle",
-    "lower_lid_bend",
-)
+EYE_PARAMETERS = CLIP_EYE_PARAMETERS  # the one list, in .bin order
 NUM_EYE_PARAMETERS = len(EYE_PARAMETERS)
 NUM_PARAMETERS = len(FACE_PARAMETERS) + 2 * NUM_EYE_PARAMETERS  # 43
 
