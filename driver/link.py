@@ -244,6 +244,12 @@ class Link(asyncio.DatagramProtocol):
             self._send.queue(packet)
         self._schedule_flush()
 
+    def flush(self) -> None:
+        """Send what is queued now rather than on the next loop turn (for clocked senders)."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+        self._flush()
+
     @property
     def in_flight(self) -> int:
         """Sequenced packets sent and not yet acknowledged, plus those waiting for window room."""
