@@ -10,29 +10,11 @@ beside the standard ones in the same style.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntFlag
 
+from .protocol.table import RobotStatusFlag
 
-class RobotStatus(IntFlag):
-    """Bits of RobotState.status (firmware 2381)."""
-
-    IS_MOVING = 0x1
-    IS_CARRYING_BLOCK = 0x2
-    IS_PICKING_OR_PLACING = 0x4
-    IS_PICKED_UP = 0x8
-    IS_BODY_ACC_MODE = 0x10
-    IS_FALLING = 0x20
-    IS_ANIMATING = 0x40
-    IS_PATHING = 0x80
-    LIFT_IN_POS = 0x100
-    HEAD_IN_POS = 0x200
-    IS_ANIM_BUFFER_FULL = 0x400
-    IS_ANIMATING_IDLE = 0x800
-    IS_ON_CHARGER = 0x1000
-    IS_CHARGING = 0x2000
-    CLIFF_DETECTED = 0x4000
-    ARE_WHEELS_MOVING = 0x8000
-    IS_CHARGER_OOS = 0x10000
+#: RobotState.status bits, from the message table (the one place they are written down).
+RobotStatus = RobotStatusFlag
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import IntFlag
+
+from ..protocol.table import RobotStatusFlag
 
 HEAD_MIN_RAD = math.radians(-25.0)
 HEAD_MAX_RAD = math.radians(44.5)
@@ -24,26 +25,8 @@ HEAD_TOLERANCE_RAD = math.radians(1.0)
 LIFT_TOLERANCE_MM = 1.0
 
 
-class Status(IntFlag):
-    """RobotState.status bits (firmware 2381)."""
-
-    IS_MOVING = 0x1
-    IS_CARRYING_BLOCK = 0x2
-    IS_PICKING_OR_PLACING = 0x4
-    IS_PICKED_UP = 0x8
-    IS_BODY_ACC_MODE = 0x10
-    IS_FALLING = 0x20
-    IS_ANIMATING = 0x40
-    IS_PATHING = 0x80
-    LIFT_IN_POS = 0x100
-    HEAD_IN_POS = 0x200
-    IS_ANIM_BUFFER_FULL = 0x400
-    IS_ANIMATING_IDLE = 0x800
-    IS_ON_CHARGER = 0x1000
-    IS_CHARGING = 0x2000
-    CLIFF_DETECTED = 0x4000
-    ARE_WHEELS_MOVING = 0x8000
-    IS_CHARGER_OOS = 0x10000
+#: RobotState.status bits, from the message table (the one place they are written down).
+Status = RobotStatusFlag
 
 
 def clamp(x: float, lo: float, hi: float) -> float:
