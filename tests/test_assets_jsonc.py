@@ -103,3 +103,17 @@ def test_any_json_with_comments_added_parses_back(value):
     text = json.dumps(value, indent=1)
     commented = "// head\n" + "\n".join(line + " // tail" for line in text.split("\n")) + "\n/* end */"
     assert jsonc.loads(commented) == value
+
+
+@given(st.text(alphabet='ab"/\\ \n*', max_size=80))
+def test_line_comment_fast_path_matches_the_full_tokenizer(text):
+    """Only lines holding ``//`` are touched, yet the result is what the string-aware regex gives."""
+    if "/*" in text or "\\\n" in text:  # block comments and escaped newlines take the full path anyway
+        return
+    assert jsonc.strip_comments(text) == jsonc._TOKENS.sub(jsonc._blank, text)
+
+
+def test_only_commented_lines_change():
+    text = '{"a": "x//y",  // one\n "b": 2 //two\n}//end'
+    assert jsonc.strip_comments(text) == '{"a": "x//y",        \n "b": 2      \n}     '
+    assert jsonc.strip_comments('{"plain": 1}') == '{"plain": 1}'

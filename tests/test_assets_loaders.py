@@ -106,6 +106,16 @@ def test_not_utf8_is_an_error_with_line(tmp_path):
     assert err.code == "io" and err.line == 2
 
 
+def test_byte_order_mark_is_skipped(tmp_path):
+    path = tmp_path / "cozmo_resources" / "bom.json"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'\xef\xbb\xbf// comment\n{"a": "\xc3\xa9"}')
+    sink = L.IssueSink()
+    doc = L.read_document(path, tmp_path / "cozmo_resources", sink)
+    assert sink.issues == [] and doc is not None and doc.data == {"a": "é"}
+    assert doc.text.startswith("// comment") and L.read_text(path) == doc.text
+
+
 def test_bad_graph_is_reported_at_its_nodes(tmp_path):
     text = '{"emotionEvents": [\n {"name": "Ok", "emotionAffectors": []},\n {"name": "Bad", "emotionAffectors": [],\n' \
            '  "repetitionPenalty": {"nodes": [{"x": 5, "y": 0}, {"x": 1, "y": 1}]}}\n]}'
@@ -418,3 +428,22 @@ def test_cube_light_colour_out_of_range(tmp_path):
     assert anim is None
     err = only_error(issues)
     assert err.field == "bad.pattern.onColors[0][2]" and "0..255" in err.message
+
+
+def test_identical_graphs_are_built_once_per_load_and_bad_ones_still_reported(tmp_path):
+    penalty = {"nodes": [{"x": 0, "y": 0}, {"x": 10, "y": 1}]}
+    same = {"nodes": [{"x": 0.0, "y": 0.0}, {"x": 10, "y": 1}]}
+    with_bool = {"nodes": [{"x": 0, "y": False}, {"x": 10, "y": 1}]}
+    write(tmp_path, f"{ENGINE}/emotionevents/e.json", {"emotionEvents": [
+        {"name": "A", "emotionAffectors": [], "repetitionPenalty": penalty},
+        {"name": "B", "emotionAffectors": [], "repetitionPenalty": same},
+        {"name": "C", "emotionAffectors": [], "repetitionPenalty": with_bool},
+    ]})
+    first = load_resource_set([tmp_path], index_clips=False)
+    a, b = first.emotion_events["A"].repetition_penalty, first.emotion_events["B"].repetition_penalty
+    assert a is b and a == Graph([(0, 0), (10, 1)])
+    # The boolean is not taken for the 0 of an identical-looking graph.
+    assert "C" not in first.emotion_events
+    assert [i.field for i in first.issues if i.code == "field"] == ["emotionEvents[2].repetitionPenalty.nodes"]
+    second = load_resource_set([tmp_path], index_clips=False)  # nothing is kept between loads
+    assert second.emotion_events["A"].repetition_penalty is not a

@@ -66,6 +66,9 @@ def test_generated_tree_validates_with_zero_errors(generated):
     assert counts["behaviours"] == spec.behaviors
     assert counts["activities"] == spec.activities
     assert counts["emotion events"] == spec.events + 1
+    assert set(rs.mapped_events) == {"GenMappedEvent0", "GenMappedEvent1", "GenMappedEvent2"}
+    assert {"GenMappedEvent0", "GenMappedEvent2"} <= result.refs[V.EMOTION_EVENT].resolved
+    assert result.refs[V.ACTIVITY_DESIRED].references == 4 and not result.refs[V.ACTIVITY_DESIRED].missing
     clips = result.refs[V.GROUP_CLIP]
     assert clips.checked and clips.references > spec.groups and not clips.missing
     # Only warnings: the node library implements no class yet in this test.

@@ -8,6 +8,7 @@ load the rest.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
@@ -119,8 +120,8 @@ def test_activity_lists_to_activity_files(sample):
     assert set(s.missing) == {"SparksPounceOnMotion", "SparksFistBump", "PutDownDispatch", "NeedsSevereLowPlayGetIn"}
     by_file: dict[str, list[str]] = {}
     for name, places in s.missing.items():
-        for file, _ in places:
-            by_file.setdefault(file.rsplit("/", 1)[-1], []).append(name)
+        for place in places:
+            by_file.setdefault(place.file.rsplit("/", 1)[-1], []).append(name)
     assert len(by_file["activities_config.json"]) == 3
     assert len(by_file["behavior_system_config.json"]) == 4
 
@@ -203,3 +204,37 @@ def test_check_command_report_on_the_sample(sample, capsys):
     assert "animation trigger → group: 340 references to 301 names; 55 resolve; 246 missing" in out
     assert "reaction trigger 'Frustration' is mapped again" in out
     assert "Behaviour classes without a node yet" in out
+
+
+@needs_step_graphs
+def test_desired_activity_names_all_resolve(sample):
+    rs, result = sample
+    s = result.refs[V.ACTIVITY_DESIRED]
+    # activities_config.json names five situations, behavior_system_config.json four.
+    assert (s.references, s.names, len(s.resolved), s.missing) == (
+        9, {"Socialize", "PlayAlone", "Hiking", "ObjectTapInteraction"}, 4, {})
+
+
+def test_event_mapper_of_the_sample_is_empty(sample):
+    rs, result = sample
+    assert rs.mood.event_mapper == {"emotionEvents": []}
+    assert not rs.mapped_events and not rs.mood.emotion_events
+    s = result.refs[V.EMOTION_EVENT]
+    assert (s.references, s.missing) == (28, {})  # 25 action results + 3 finalEmotionEvent
+
+
+def test_every_dangling_reference_has_a_line_holding_the_name(sample):
+    _, result = sample
+    unresolved = [i for i in result.issues if i.code == "unresolved"]
+    assert len(unresolved) == sum(len(s.missing) for s in result.refs.values())
+    texts: dict[str, list[str]] = {}
+    for issue in unresolved:
+        for place in result.refs[issue.kind].missing[issue.subject]:
+            lines = texts.setdefault(place.file, Path(place.file).read_text().splitlines())
+            assert place.line is not None, place
+            assert json.dumps(issue.subject) in lines[place.line - 1], place
+    where = {i.subject: (i.file.rsplit("/", 1)[-1], i.line) for i in unresolved}
+    assert where["RamIntoBlock"] == ("reactionTrigger_behavior_map.json", 132)
+    assert where["ReactToFrustrationMajor"] == ("reactionTrigger_behavior_map.json", 117)
+    assert where["NeedsSevereLowPlayGetIn"] == ("behavior_system_config.json", 42)
+    assert where["Bouncer"] == ("playWithHumans.json", 38)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import flatbuffers
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from driver.animation import binfmt
 from driver.animation import index as index_module
 from driver.animation.binfmt import BinFormatError, write_bin
 from driver.animation.clip import Clip, Event, HeadAngle
@@ -146,3 +150,116 @@ def test_progress_is_logged_for_big_trees(library, caplog, monkeypatch):
     ClipIndex.build([a, b])
     assert "clip index: 2/8 files" in caplog.text
     assert "clip index: 8 clips in 8 files" in caplog.text
+
+
+# --------------------------------------------------------------------------- the fast name scan
+
+
+def _app_like_file() -> bytes:
+    """Several clips with keyframes on most tracks, like the app's files."""
+    clips = []
+    for i in range(4):
+        clips.append(Clip(
+            f"anim_{i}_é" if i == 2 else f"anim_{i}",
+            head_angle=tuple(HeadAngle(t * 100, 100, t) for t in range(3)),
+            event=(Event(0, "TAP"),),
+        ))
+    return write_bin(clips)
+
+
+def _verifier_names(data: bytes) -> list[str] | None:
+    try:
+        return [name for name, _ in binfmt._Verifier(data, "x").clips(names_only=True)]
+    except Exception:  # noqa: BLE001 - any failure is a rejection
+        return None
+
+
+def test_fast_scan_reads_valid_files_without_the_verifier(tmp_path, monkeypatch):
+    path = tmp_path / "app.bin"
+    path.write_bytes(_app_like_file())
+
+    def no_verifier(*_args: object) -> None:
+        raise AssertionError("a valid file went through the slow path")
+
+    monkeypatch.setattr(binfmt, "_Verifier", no_verifier)
+    assert binfmt.scan_clip_names(path) == ["anim_0", "anim_1", "anim_2_é", "anim_3"]
+    assert binfmt.scan_clip_names(write_bin([])) == []
+
+
+def test_fast_scan_agrees_with_the_verifier_on_every_truncation():
+    data = _app_like_file()
+    for n in range(len(data) + 1):
+        quick = binfmt._quick_clip_names(data[:n])
+        if quick is not None:
+            assert quick == _verifier_names(data[:n]), n
+    assert binfmt._quick_clip_names(data) == _verifier_names(data) == ["anim_0", "anim_1", "anim_2_é", "anim_3"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_fast_scan_never_accepts_what_the_verifier_rejects(data):
+    buf = bytearray(_app_like_file())
+    # The names and table headers sit near the start (the builder writes back to front).
+    limit = min(len(buf), 400) - 1
+    for _ in range(data.draw(st.integers(1, 6))):
+        buf[data.draw(st.integers(0, limit))] = data.draw(st.integers(0, 255))
+    raw = bytes(buf)
+    quick = binfmt._quick_clip_names(raw)
+    expected = _verifier_names(raw)
+    if quick is not None:
+        assert quick == expected
+    # Whatever the fast path decides, the public function gives the verifier's verdict.
+    if expected is None:
+        with pytest.raises(BinFormatError):
+            binfmt.scan_clip_names(raw)
+    else:
+        assert binfmt.scan_clip_names(raw) == expected
+
+
+def test_bad_files_are_still_reported_and_skipped(tmp_path):
+    good = write_bin([_clip("good")])
+    (tmp_path / "a_truncated.bin").write_bytes(good[: len(good) // 2])
+    (tmp_path / "b_random.bin").write_bytes(bytes(range(7, 250, 3)))
+    (tmp_path / "c_vector.bin").write_bytes(_vector_variant())
+    (tmp_path / "d_good.bin").write_bytes(good)
+    idx = ClipIndex.build([tmp_path])
+    assert idx.names() == ["good"]
+    reasons = {p.name: r for p, r in idx.errors}
+    assert set(reasons) == {"a_truncated.bin", "b_random.bin", "c_vector.bin"}
+    assert "schema does not define" in reasons["c_vector.bin"]
+    assert idx.files_scanned == 4 and idx.build_seconds > 0
+
+
+def _vector_variant() -> bytes:
+    """A clip whose keyframes table has more tracks than Cozmo's ten (as Vector's schema does)."""
+    b = flatbuffers.Builder(128)
+    b.StartObject(12)
+    b.PrependInt32Slot(11, 1, 0)
+    kfs = b.EndObject()
+    name = b.CreateString("vector_anim")
+    fb_AnimClip.AnimClipStart(b)
+    fb_AnimClip.AnimClipAddName(b, name)
+    fb_AnimClip.AnimClipAddKeyframes(b, kfs)
+    clip = fb_AnimClip.AnimClipEnd(b)
+    fb_AnimClips.AnimClipsStartClipsVector(b, 1)
+    b.PrependUOffsetTRelative(clip)
+    vec = b.EndVector()
+    fb_AnimClips.AnimClipsStart(b)
+    fb_AnimClips.AnimClipsAddClips(b, vec)
+    b.Finish(fb_AnimClips.AnimClipsEnd(b))
+    return bytes(b.Output())
+
+
+def test_locations_are_paths_and_symlinked_folders_are_not_followed(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "r.bin").write_bytes(write_bin([_clip("r")]))
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "x.BIN").write_bytes(write_bin([_clip("x")]))
+    (root / "link").symlink_to(real, target_is_directory=True)
+    idx = ClipIndex.build([str(root)])
+    assert idx.names() == ["x"]  # upper-case extension accepted, the linked folder not walked
+    loc = idx.location("x")
+    assert isinstance(loc.file, Path) and loc.file == root / "x.BIN" and loc.position == 0
+    assert idx.get("x") == _clip("x")

@@ -120,18 +120,50 @@ def string_list(obj: Mapping[str, Any], key: str, path: JsonPath, default: Any =
     return tuple(items)
 
 
-def graph(value: object, path: JsonPath) -> Graph:
-    """A ``{"nodes": [{"x", "y"}, …]}`` object as a :class:`Graph`."""
+def graph(value: object, path: JsonPath, memo: dict[tuple[Any, ...], Graph] | None = None) -> Graph:
+    """A ``{"nodes": [{"x", "y"}, …]}`` object as a :class:`Graph`.
+
+    *memo* (one per load, see :class:`~brain.assets.loaders.IssueSink`) shares one
+    :class:`Graph` among identical node lists: graphs are immutable, and a resource tree
+    repeats the same few curves (repetition penalties, score graphs) hundreds of times.
+    """
     obj = expect_object(value, path)
     nodes = obj["nodes"] if "nodes" in obj else _absent("nodes", path, MISSING)
+    key = _graph_key(nodes) if memo is not None else None
+    if key is not None:
+        known = memo.get(key)  # type: ignore[union-attr]
+        if known is not None:
+            return known
     try:
-        return Graph.from_nodes(nodes)
+        built = Graph.from_nodes(nodes)
     except GraphError as exc:
         raise FieldError(path + ("nodes",), str(exc)) from None
+    if key is not None:
+        memo[key] = built  # type: ignore[index]
+    return built
 
 
-def optional_graph(obj: Mapping[str, Any], key: str, path: JsonPath) -> Graph | None:
+def _graph_key(nodes: object) -> tuple[Any, ...] | None:
+    """The node list as a hashable key when it is plain ``{"x": number, "y": number}`` nodes, else None."""
+    if type(nodes) is not list:
+        return None
+    key: list[Any] = []
+    for node in nodes:
+        if type(node) is not dict or len(node) != 2:
+            return None
+        x = node.get("x")
+        y = node.get("y")
+        if (type(x) is not float and type(x) is not int) or (type(y) is not float and type(y) is not int):
+            return None  # booleans and the rest go to Graph.from_nodes, for its message
+        key.append(x)
+        key.append(y)
+    return tuple(key)
+
+
+def optional_graph(
+    obj: Mapping[str, Any], key: str, path: JsonPath, memo: dict[tuple[Any, ...], Graph] | None = None
+) -> Graph | None:
     """``obj[key]`` as a graph, or None when the key is absent."""
     if key not in obj:
         return None
-    return graph(obj[key], path + (key,))
+    return graph(obj[key], path + (key,), memo)

@@ -11,6 +11,8 @@ Real-file quirks handled here, all seen in the Cozmo app's tree:
 - animation triggers named under many different keys (see :data:`ANIM_TRIGGER_KEY`);
 - emotion-event files holding a list or a single bare event;
 - activities as a top-level list, a single object, or nested as a ``subActivityDelegate``;
+- ``eventMapper`` blocks (in ``mood_config.json``, and in any behaviour or activity) that
+  define emotion events inline, as ``{"emotionEvents": [...]}`` or one loose event;
 - cube lights as an object of named stages or as a list of stages, colours 0..255;
 - backpack lights as one pattern per file or a map of named patterns, colours 0..1.
 """
@@ -26,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
+
+from brain.graph import Graph
 
 from . import fields as F
 from . import jsonc
@@ -74,6 +78,7 @@ __all__ = [
     "load_reaction_map",
     "load_trigger_map",
     "read_document",
+    "read_text",
 ]
 
 log = logging.getLogger(__name__)
@@ -89,8 +94,10 @@ ANIM_TRIGGER_KEY = re.compile(
     r"animTriggers?|anim|animationTrigger|ReactionAnimGroup|\w*AnimTrigger|\w+_animName"
     r"|knockOver\w*Trigger|reachForBlockTrigger|softSparkTrigger|sparks(?:Success|Fail)Trigger"
 )
-#: Keys under which behaviours name emotion events (``finalEmotionEvent`` in the real files).
+#: Keys under which behaviours and activities name emotion events (``finalEmotionEvent`` in the real files).
 EMOTION_EVENT_KEY = re.compile(r"\w*EmotionEvent|emotionEvent")
+#: Keys of inline emotion-event definitions (the engine's EmotionEventMapper): ``eventMapper`` and ``…EventMapper``.
+EVENT_MAPPER_KEY = re.compile(r"eventMapper|\w*EventMapper")
 
 #: Known misspellings of behaviour classes in real files → the class meant.
 CLASS_ALIASES: Mapping[str, str] = MappingProxyType({"PlanAnimWithFace": "PlayAnimWithFace"})
@@ -110,14 +117,19 @@ class Document:
     @property
     def name(self) -> str:
         """The file's stem: how groups and cube lights are named."""
-        return self.origin.file.stem
+        return self.origin.name
 
 
 class IssueSink:
-    """Collects issues; knows how to turn a field path into a line number."""
+    """Collects one load's issues; knows how to turn a field path into a line number.
+
+    It lives exactly as long as one load, so it also carries that load's memo of graphs.
+    """
 
     def __init__(self) -> None:
         self.issues: list[Issue] = []
+        #: Graphs built so far in this load, by node values (see :func:`brain.assets.fields.graph`).
+        self.graphs: dict[tuple[Any, ...], Graph] = {}
 
     def add(self, issue: Issue) -> None:
         """Record *issue*."""
@@ -158,7 +170,7 @@ class IssueSink:
 _CHUNK = 1 << 16
 
 
-def _read_bytes(file: Path) -> bytes:
+def _read_bytes(file: Path | str) -> bytes:
     """The file's bytes with as few system calls as possible (open, read, close).
 
     A full app tree is about a thousand small JSON files, and ``open().read()`` spends
@@ -178,21 +190,41 @@ def _read_bytes(file: Path) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def read_document(file: Path, root: Path, sink: IssueSink) -> Document | None:
+_BOM = b"\xef\xbb\xbf"
+
+
+def _decode(raw: bytes) -> str:
+    """UTF-8 text without a leading byte-order mark (the C codec; ``utf-8-sig`` is pure Python)."""
+    return (raw[3:] if raw.startswith(_BOM) else raw).decode("utf-8")
+
+
+def read_text(file: Path | str) -> str | None:
+    """A file's text (as :func:`read_document` decodes it), or None when it cannot be read now.
+
+    For reporting: validation reads a file again to find the lines of dangling references.
+    """
+    try:
+        return _decode(_read_bytes(os.fspath(file)))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def read_document(file: Path | str, root: Path, sink: IssueSink) -> Document | None:
     """Read and parse one JSON(-with-comments) file; on failure report it and return None."""
+    file = os.fspath(file)
     try:
         raw = _read_bytes(file)
     except FileNotFoundError:
-        sink.add(Issue(Severity.ERROR, "file not found", file=str(file), code="io"))
+        sink.add(Issue(Severity.ERROR, "file not found", file=file, code="io"))
         return None
     except OSError as exc:
-        sink.add(Issue(Severity.ERROR, f"cannot read: {exc.strerror}", file=str(file), code="io"))
+        sink.add(Issue(Severity.ERROR, f"cannot read: {exc.strerror}", file=file, code="io"))
         return None
     try:
-        text = raw.decode("utf-8-sig")
+        text = _decode(raw)
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        sink.add(Issue(Severity.ERROR, f"not UTF-8 text ({exc.reason})", file=str(file), line=line, code="io"))
+        line = raw.count(b"\n", 0, exc.start) + 1  # the mark holds no newline: same line either way
+        sink.add(Issue(Severity.ERROR, f"not UTF-8 text ({exc.reason})", file=file, line=line, code="io"))
         return None
     try:
         data = jsonc.loads(text)
@@ -201,7 +233,7 @@ def read_document(file: Path, root: Path, sink: IssueSink) -> Document | None:
             Issue(
                 Severity.ERROR,
                 f"invalid JSON: {exc.message} (column {exc.column}); file not loaded",
-                file=str(file),
+                file=file,
                 line=exc.line,
                 code="json",
             )
@@ -234,46 +266,95 @@ def _params(obj: Mapping[str, Any], exclude: frozenset[str]) -> Mapping[str, Any
 
 @functools.lru_cache(maxsize=4096)
 def _ref_kind(key: str) -> int:
-    """1 for an animation-trigger key, 2 for an emotion-event key, 0 otherwise (keys repeat a lot)."""
+    """What a key holds: 1 animation triggers, 2 emotion-event names, 3 an event mapper, 0 other (keys repeat a lot)."""
     if ANIM_TRIGGER_KEY.fullmatch(key):
         return 1
     if EMOTION_EVENT_KEY.fullmatch(key):
         return 2
+    if EVENT_MAPPER_KEY.fullmatch(key):
+        return 3
     return 0
 
 
-def _collect_refs(value: Any, path: JsonPath, anims: list[FieldRef], events: list[FieldRef] | None) -> None:
-    """Walk *value*, collecting names under animation-trigger keys (and emotion-event keys).
+def _collect_refs(
+    value: Any,
+    path: JsonPath,
+    anims: list[FieldRef],
+    events: list[FieldRef],
+    mappers: list[tuple[JsonPath, Any]],
+) -> None:
+    """Walk *value*, collecting names under animation-trigger and emotion-event keys, and event mappers.
 
-    A key's value may be a string (empty means "none") or a list of strings. Emotion-event
-    keys are only collected when *events* is given.
+    A key's value may be a string (empty means "none") or a list of strings. Event-mapper
+    blocks are collected whole, for :func:`_event_mapper`.
     """
-    if isinstance(value, list):
+    if type(value) is list:
         for i, item in enumerate(value):
-            if isinstance(item, (dict, list)):
-                _collect_refs(item, path + (i,), anims, events)
+            if type(item) is dict or type(item) is list:
+                _collect_refs(item, path + (i,), anims, events, mappers)
         return
-    if not isinstance(value, dict):
+    if type(value) is not dict:
         return
     for k, v in value.items():
         kind = _ref_kind(k)
-        if kind == 0 or (kind == 2 and events is None):
-            if isinstance(v, (dict, list)):
-                _collect_refs(v, path + (k,), anims, events)
+        if kind == 0:
+            if type(v) is dict or type(v) is list:
+                _collect_refs(v, path + (k,), anims, events, mappers)
+            continue
+        if kind == 3:
+            mappers.append((path + (k,), v))
             continue
         out = anims if kind == 1 else events
-        assert out is not None
-        if isinstance(v, str):
+        if type(v) is str:
             if v:
-                out.append(FieldRef(format_path(path + (k,)), v))
-        elif isinstance(v, list):
+                out.append(FieldRef(path + (k,), v))
+        elif type(v) is list:
+            here = path + (k,)
             for i, item in enumerate(v):
-                if not isinstance(item, str):
-                    raise FieldError(path + (k, i), f"expected string, got {json_type(item)}")
+                if type(item) is not str:
+                    raise FieldError(here + (i,), f"expected string, got {json_type(item)}")
                 if item:
-                    out.append(FieldRef(format_path(path + (k,)), item))
+                    out.append(FieldRef(here, item))
         else:
             raise FieldError(path + (k,), f"expected string or array of strings, got {json_type(v)}")
+
+
+def _event_mapper(
+    doc: Document, sink: IssueSink, value: Any, path: JsonPath, defined: list[EmotionEvent], named: list[FieldRef]
+) -> None:
+    """An ``eventMapper`` block, read as the engine reads one: ``{"emotionEvents": [...]}`` or one loose event.
+
+    An object entry defines an event (into *defined*); a string entry names an event
+    defined elsewhere (into *named*, checked like every other reference). A bad entry is
+    reported and left out; the record holding the block still loads.
+    """
+    if value is None:
+        return
+    if type(value) is dict and "emotionEvents" in value:
+        items = value["emotionEvents"]
+        ipath = path + ("emotionEvents",)
+        if type(items) is not list:
+            sink.report(Severity.ERROR, f"expected array, got {json_type(items)}; event mapper not loaded",
+                        doc, ipath)
+            return
+        entries = [(item, ipath + (i,)) for i, item in enumerate(items)]
+    elif type(value) is dict and "name" in value:
+        entries = [(value, path)]
+    elif type(value) is dict and not value:
+        return
+    else:
+        sink.report(Severity.ERROR, 'expected {"emotionEvents": [...]} or one emotion event object, got '
+                    f"{json_type(value)}; event mapper not loaded", doc, path)
+        return
+    for item, ipath in entries:
+        if type(item) is str:
+            if item:
+                named.append(FieldRef(ipath, item))
+            continue
+        try:
+            defined.append(_emotion_event(doc, sink, item, ipath))
+        except FieldError as exc:
+            sink.field_error(doc, exc, "emotion event")
 
 
 # ---------------------------------------------------------------- trigger maps
@@ -320,6 +401,22 @@ def load_trigger_map(doc: Document, sink: IssueSink) -> list[TriggerPair]:
 
 
 def _member(item: Any, path: JsonPath) -> AnimationGroupMember:
+    # Groups are the most numerous files: check the usual shape in one go, and only go
+    # field by field (for the precise message) when something is off.
+    if type(item) is dict:
+        name = item.get("Name")
+        weight = item.get("Weight")
+        cooldown = item.get("CooldownTime_Sec", 0.0)
+        mood = item.get("Mood", "Default")
+        if (
+            type(name) is str
+            and (type(weight) is float or type(weight) is int)
+            and (type(cooldown) is float or type(cooldown) is int)
+            and type(mood) is str
+            and weight >= 0
+        ):
+            if "UseHeadAngle" not in item and "HeadAngleMin_Deg" not in item and "HeadAngleMax_Deg" not in item:
+                return AnimationGroupMember(name, float(weight), float(cooldown), mood)
     m = F.expect_object(item, path)
     weight = F.number(m, "Weight", path)
     if weight < 0:
@@ -376,7 +473,7 @@ def load_mood_config(doc: Document, sink: IssueSink) -> MoodConfig | None:
                 gtype = F.string(g, "graphType", path, "TimeRatio")
                 if gtype not in ("TimeRatio", "ValueSlope"):
                     raise FieldError(path + ("graphType",), f'expected "TimeRatio" or "ValueSlope", got {gtype!r}')
-                graph = F.graph(g, path)
+                graph = F.graph(g, path, sink.graphs)
             except FieldError as exc:
                 sink.field_error(doc, exc, "decay graph")
                 continue
@@ -385,7 +482,7 @@ def load_mood_config(doc: Document, sink: IssueSink) -> MoodConfig | None:
                             code="duplicate", subject=etype)
                 continue
             decay[etype] = DecayGraph(etype, graph, gtype)
-        penalty = F.optional_graph(obj, "defaultRepetitionPenalty", ())
+        penalty = F.optional_graph(obj, "defaultRepetitionPenalty", (), sink.graphs)
         actions_raw = F.expect_object(obj.get("actionResultEmotionEvents", {}), ("actionResultEmotionEvents",))
         actions: dict[str, Mapping[str, str]] = {}
         for action, results in actions_raw.items():
@@ -406,6 +503,9 @@ def load_mood_config(doc: Document, sink: IssueSink) -> MoodConfig | None:
     if "default" not in decay:
         sink.report(Severity.WARNING, 'no "default" decay graph: emotion types without their own graph never decay',
                     doc, ("decayGraphs",), code="mood")
+    mapped: list[EmotionEvent] = []
+    named: list[FieldRef] = []
+    _event_mapper(doc, sink, obj.get("eventMapper"), ("eventMapper",), mapped, named)
     return MoodConfig(
         decay_graphs=MappingProxyType(decay),
         default_repetition_penalty=penalty,
@@ -413,10 +513,12 @@ def load_mood_config(doc: Document, sink: IssueSink) -> MoodConfig | None:
         value_ranges=MappingProxyType(ranges),
         event_mapper=obj.get("eventMapper"),
         origin=doc.origin,
+        mapped_events=tuple(mapped),
+        emotion_events=tuple(named),
     )
 
 
-def _emotion_event(doc: Document, item: Any, path: JsonPath) -> EmotionEvent:
+def _emotion_event(doc: Document, sink: IssueSink, item: Any, path: JsonPath) -> EmotionEvent:
     e = F.expect_object(item, path)
     name = F.string(e, "name", path)
     apath = path + ("emotionAffectors",)
@@ -424,7 +526,8 @@ def _emotion_event(doc: Document, item: Any, path: JsonPath) -> EmotionEvent:
     for i, a in enumerate(F.expect_list(e.get("emotionAffectors", []), apath)):
         a = F.expect_object(a, apath + (i,))
         affectors.append(EmotionAffector(F.string(a, "emotionType", apath + (i,)), F.number(a, "value", apath + (i,))))
-    return EmotionEvent(name, tuple(affectors), F.optional_graph(e, "repetitionPenalty", path), doc.origin)
+    penalty = F.optional_graph(e, "repetitionPenalty", path, sink.graphs)
+    return EmotionEvent(name, tuple(affectors), penalty, doc.origin, path)
 
 
 def load_emotion_events(doc: Document, sink: IssueSink) -> list[EmotionEvent]:
@@ -437,10 +540,10 @@ def load_emotion_events(doc: Document, sink: IssueSink) -> list[EmotionEvent]:
             sink.field_error(doc, exc, "emotion events")
             return []
         return list(_each(doc, sink, items, ("emotionEvents",), "emotion event",
-                          lambda item, path: _emotion_event(doc, item, path)))
+                          lambda item, path: _emotion_event(doc, sink, item, path)))
     if isinstance(data, dict) and "name" in data:
         try:
-            return [_emotion_event(doc, data, ())]
+            return [_emotion_event(doc, sink, data, ())]
         except FieldError as exc:
             sink.field_error(doc, exc, "emotion event")
             return []
@@ -530,10 +633,14 @@ def load_behavior(doc: Document, sink: IssueSink) -> Behavior | None:
             return None
         anims: list[FieldRef] = []
         events: list[FieldRef] = []
-        _collect_refs(obj, (), anims, events)
+        mappers: list[tuple[JsonPath, Any]] = []
+        _collect_refs(obj, (), anims, events, mappers)
     except FieldError as exc:
         sink.field_error(doc, exc, "behaviour")
         return None
+    mapped: list[EmotionEvent] = []
+    for mpath, block in mappers:
+        _event_mapper(doc, sink, block, mpath, mapped, events)
     behavior_class = CLASS_ALIASES.get(raw_class, raw_class)
     if behavior_class != raw_class:
         key = "behaviorType" if legacy else "behaviorClass"
@@ -550,6 +657,7 @@ def load_behavior(doc: Document, sink: IssueSink) -> Behavior | None:
         groups=groups,
         anim_triggers=tuple(anims),
         emotion_events=tuple(events),
+        mapped_events=tuple(mapped),
     )
 
 
@@ -570,7 +678,7 @@ def _chooser(doc: Document, sink: IssueSink, value: Any, path: JsonPath) -> Beha
         if scoring is not None:
             F.expect_object(scoring, bpath + (i, "scoring"))
             for g in ("repetitionPenalty", "runningPenalty"):
-                F.optional_graph(scoring, g, bpath + (i, "scoring"))
+                F.optional_graph(scoring, g, bpath + (i, "scoring"), sink.graphs)
         entries.append(ChooserEntry(F.string(e, "behaviorID", bpath + (i,)),
                                     MappingProxyType(scoring) if scoring is not None else EMPTY))
     if ctype not in CHOOSER_TYPES:
@@ -579,7 +687,7 @@ def _chooser(doc: Document, sink: IssueSink, value: Any, path: JsonPath) -> Beha
     return BehaviorChooser(ctype, tuple(entries), _params(c, frozenset({"type", "behaviors"})))
 
 
-def _strategy(value: Any, path: JsonPath) -> ActivityStrategy:
+def _strategy(sink: IssueSink, value: Any, path: JsonPath) -> ActivityStrategy:
     s = F.expect_object(value, path)
     scorers: list[MoodScorer] = []
     spath = path + ("startMoodScorer",)
@@ -589,7 +697,7 @@ def _strategy(value: Any, path: JsonPath) -> ActivityStrategy:
             raise FieldError(spath + (i, "scoreGraph"), "missing required field")
         scorers.append(MoodScorer(
             F.string(m, "emotionType", spath + (i,)),
-            F.graph(m["scoreGraph"], spath + (i, "scoreGraph")),
+            F.graph(m["scoreGraph"], spath + (i, "scoreGraph"), sink.graphs),
             F.boolean(m, "trackDelta", spath + (i,), False),
         ))
     return ActivityStrategy(
@@ -609,7 +717,7 @@ _ACTIVITY_KEYS = frozenset(
 def _activity(doc: Document, sink: IssueSink, value: Any, path: JsonPath) -> Activity:
     a = F.expect_object(value, path)
     activity_id = F.string(a, "activityID", path)
-    strategy = _strategy(a["activityStrategy"], path + ("activityStrategy",)) if "activityStrategy" in a else None
+    strategy = _strategy(sink, a["activityStrategy"], path + ("activityStrategy",)) if "activityStrategy" in a else None
     choosers = {
         k: _chooser(doc, sink, v, path + (k,))
         for k, v in a.items()
@@ -627,13 +735,27 @@ def _activity(doc: Document, sink: IssueSink, value: Any, path: JsonPath) -> Act
         o = F.expect_object(item, opath + (i,))
         objectives.append(Objective(F.string(o, "objective", opath + (i,)), F.string(o, "behaviorID", opath + (i,)),
                                     _params(o, frozenset({"objective", "behaviorID"}))))
+    desired: dict[str, str] = {}
+    if "desiredActivityNames" in a:
+        dpath = path + ("desiredActivityNames",)
+        names = F.expect_object(a["desiredActivityNames"], dpath)
+        desired = {situation: F.string(names, situation, dpath) for situation in names}
     delegate = None
     if "subActivityDelegate" in a:
         delegate = _activity(doc, sink, a["subActivityDelegate"], path + ("subActivityDelegate",))
     anims: list[FieldRef] = []
-    _collect_refs({k: v for k, v in a.items() if k != "subActivityDelegate"}, (), anims, None)
+    events: list[FieldRef] = []
+    mappers: list[tuple[JsonPath, Any]] = []
+    _collect_refs({k: v for k, v in a.items() if k != "subActivityDelegate"}, (), anims, events, mappers)
+    mapped: list[EmotionEvent] = []
+    named: list[FieldRef] = []  # paths from the file's top; the activity's refs are relative to itself
+    for mpath, block in mappers:
+        _event_mapper(doc, sink, block, path + mpath, mapped, named)
+    events.extend(FieldRef(r.path[len(path):], r.name) for r in named)
     if delegate is not None:
-        anims.extend(FieldRef(f"subActivityDelegate.{r.field}", r.name) for r in delegate.anim_triggers)
+        anims.extend(FieldRef(("subActivityDelegate", *r.path), r.name) for r in delegate.anim_triggers)
+        events.extend(FieldRef(("subActivityDelegate", *r.path), r.name) for r in delegate.emotion_events)
+        mapped.extend(delegate.mapped_events)
     return Activity(
         activity_id=activity_id,
         activity_type=F.string(a, "activityType", path, None),
@@ -645,6 +767,10 @@ def _activity(doc: Document, sink: IssueSink, value: Any, path: JsonPath) -> Act
         params=_params(a, _ACTIVITY_KEYS | frozenset(choosers)),
         origin=doc.origin,
         anim_triggers=tuple(anims),
+        emotion_events=tuple(events),
+        mapped_events=tuple(mapped),
+        desired_activities=MappingProxyType(desired) if desired else EMPTY,
+        path=path,
     )
 
 

@@ -10,6 +10,7 @@ the file.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,9 @@ from types import MappingProxyType
 from typing import Any
 
 from brain.graph import Graph
+
+from .fields import JsonPath
+from .issues import format_path
 
 __all__ = [
     "Activity",
@@ -34,6 +38,7 @@ __all__ = [
     "EmotionAffector",
     "EmotionEvent",
     "FieldRef",
+    "JsonPath",
     "MoodConfig",
     "MoodScorer",
     "Objective",
@@ -54,10 +59,25 @@ RGBA = tuple[float, float, float, float]
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Where a record was read: the file, and the resource root (``cozmo_resources`` dir) it is in."""
+    """Where a record was read: the file, and the resource root (``cozmo_resources`` dir) it is in.
 
-    file: Path
+    The file is kept as the string it was listed under (a full tree has a thousand files
+    and building a :class:`~pathlib.Path` for each costs more than parsing many of them);
+    :attr:`file` makes the ``Path`` when someone asks.
+    """
+
+    path: str
     root: Path
+
+    @property
+    def file(self) -> Path:
+        """The file, as a ``Path``."""
+        return Path(self.path)
+
+    @property
+    def name(self) -> str:
+        """The file name without its extension (how groups and cube lights are named)."""
+        return os.path.splitext(os.path.basename(self.path))[0]
 
     @property
     def relative(self) -> str:
@@ -68,15 +88,24 @@ class Origin:
             return self.file.as_posix()
 
     def __str__(self) -> str:
-        return self.file.as_posix()
+        return self.path if os.sep == "/" else self.file.as_posix()
 
 
 @dataclass(frozen=True, slots=True)
 class FieldRef:
-    """A name that a record refers to, and the field path it was found under."""
+    """A name that a record refers to, and where inside the record's JSON it was found.
 
-    field: str
+    ``path`` leads to the key holding the name (for a list of names, to the list), relative
+    to the record's own object; ``field`` is the same path as text (``reactions[0].anim``).
+    """
+
+    path: JsonPath
     name: str
+
+    @property
+    def field(self) -> str:
+        """The path as text, for messages."""
+        return format_path(self.path)
 
 
 # ---------------------------------------------------------------- animation triggers and groups
@@ -128,7 +157,12 @@ class DecayGraph:
 
 @dataclass(frozen=True, slots=True)
 class MoodConfig:
-    """``mood_config.json``: decay graphs, the default repetition penalty, action-result events."""
+    """``mood_config.json``: decay graphs, the default repetition penalty, action-result events.
+
+    ``event_mapper`` is the raw ``eventMapper`` block (events defined inside the config);
+    ``mapped_events`` holds those events as checked records, and ``emotion_events`` the
+    names it lists without defining them (references to events defined elsewhere).
+    """
 
     decay_graphs: Mapping[str, DecayGraph]
     default_repetition_penalty: Graph | None
@@ -136,6 +170,8 @@ class MoodConfig:
     value_ranges: Mapping[str, tuple[float, float]]
     event_mapper: Any
     origin: Origin
+    mapped_events: tuple[EmotionEvent, ...] = ()
+    emotion_events: tuple[FieldRef, ...] = ()
 
     def decay_graph(self, emotion_type: str) -> DecayGraph | None:
         """The decay graph for *emotion_type*, falling back to ``default`` as the engine does."""
@@ -157,12 +193,18 @@ class EmotionAffector:
 
 @dataclass(frozen=True, slots=True)
 class EmotionEvent:
-    """A named emotion event: its affectors and, optionally, its own repetition penalty."""
+    """A named emotion event: its affectors and, optionally, its own repetition penalty.
+
+    Most events come from ``emotionevents/*.json``; an ``eventMapper`` block (in
+    ``mood_config.json``, a behaviour or an activity) may define more. ``path`` is where
+    the event's object sits in its file.
+    """
 
     name: str
     affectors: tuple[EmotionAffector, ...]
     repetition_penalty: Graph | None
     origin: Origin
+    path: JsonPath = ()
 
 
 # ---------------------------------------------------------------- reactions and behaviours
@@ -189,6 +231,8 @@ class Behavior:
     ``name`` (the ID) and ``behaviorGroups``. ``raw_class`` is the class as written (e.g. the
     misspelt ``PlanAnimWithFace``); ``behavior_class`` is the normalised one. ``params`` holds
     every other key exactly as written; :meth:`param` also finds keys that differ in case.
+    ``anim_triggers`` and ``emotion_events`` are the names it refers to; ``mapped_events``
+    the emotion events its own ``eventMapper`` defines.
     """
 
     behavior_id: str
@@ -201,6 +245,7 @@ class Behavior:
     groups: tuple[str, ...] = ()
     anim_triggers: tuple[FieldRef, ...] = ()
     emotion_events: tuple[FieldRef, ...] = ()
+    mapped_events: tuple[EmotionEvent, ...] = ()
 
     def param(self, key: str, default: Any = None) -> Any:
         """``params[key]``, or the value under a key that differs only in case, or *default*."""
@@ -276,7 +321,10 @@ class Activity:
 
     ``choosers`` maps the key it was found under (``behaviorChooser``,
     ``interludeBehaviorChooser``, ``setupChooser`` …) to the chooser. A
-    ``subActivityDelegate`` is itself an activity. ``params`` keeps every other key.
+    ``subActivityDelegate`` is itself an activity. ``desired_activities`` is the Freeplay
+    root's ``desiredActivityNames`` (situation → activity ID). ``params`` keeps every other
+    key (``desiredActivityNames`` too, as written). ``path`` is where the activity's object
+    sits in its file (``(2,)`` in a list, ``("subActivityDelegate",)`` for a delegate).
     """
 
     activity_id: str
@@ -289,6 +337,10 @@ class Activity:
     params: Mapping[str, Any]
     origin: Origin
     anim_triggers: tuple[FieldRef, ...] = ()
+    emotion_events: tuple[FieldRef, ...] = ()
+    mapped_events: tuple[EmotionEvent, ...] = ()
+    desired_activities: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    path: JsonPath = ()
 
     @property
     def behavior_chooser(self) -> BehaviorChooser | None:
@@ -299,11 +351,11 @@ class Activity:
         """Every behaviour ID this activity names: choosers, objectives, and its delegate's."""
         refs: list[FieldRef] = []
         for key, chooser in self.choosers.items():
-            refs.extend(FieldRef(f"{key}.behaviors", e.behavior_id) for e in chooser.behaviors)
-        refs.extend(FieldRef("requiredObjectives.behaviorID", o.behavior_id) for o in self.required_objectives)
+            refs.extend(FieldRef((key, "behaviors"), e.behavior_id) for e in chooser.behaviors)
+        refs.extend(FieldRef(("requiredObjectives", "behaviorID"), o.behavior_id) for o in self.required_objectives)
         if self.delegate is not None:
             refs.extend(
-                FieldRef(f"subActivityDelegate.{r.field}", r.name) for r in self.delegate.behavior_refs()
+                FieldRef(("subActivityDelegate", *r.path), r.name) for r in self.delegate.behavior_refs()
             )
         return refs
 

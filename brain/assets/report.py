@@ -12,9 +12,11 @@ makes of each issue:
     skipped whole; reported with its line and column);
   - a record with a missing or wrongly typed field (that record is left out, so nothing it
     would have started runs; reported with file, line and field path);
-  - a reference to a name no root defines — reaction → behaviour, activity → behaviour or
-    sub-activity, behaviour → animation trigger → group → clip, cube trigger → light,
-    mood config / behaviour → emotion event (one error per distinct missing name and link);
+  - a reference to a name no root defines — reaction → behaviour, activity → behaviour,
+    sub-activity or desired activity (``desiredActivityNames``), behaviour → animation
+    trigger → group → clip, cube trigger → light, mood config / behaviour / activity /
+    ``eventMapper`` → emotion event (one error per distinct missing name and link, at the
+    file and line of its first use);
   - no usable root, or no root providing ``mood_config.json``, the animation trigger map or
     the reaction map; an animation file the clip index cannot read.
 
@@ -153,9 +155,10 @@ def format_report(
             width = max((len(m) for m in missing), default=0)
             for name in missing:
                 places = stats.missing[name]
-                file, field = places[0]
+                first = places[0]
+                where = short(first.file) + (f":{first.line}" if first.line is not None else "")
                 more = f" (+{len(places) - 1} more)" if len(places) > 1 else ""
-                link_lines.append(f"    {name:<{width}}  {short(file)}: {field}{more}")
+                link_lines.append(f"    {name:<{width}}  {where}: {first.field}{more}")
         else:
             link_lines += _wrap(missing)
     total_missing = sum(len(s.missing) for s in result.refs.values())

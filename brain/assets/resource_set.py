@@ -74,21 +74,25 @@ def find_root(path: Path | str) -> Path | None:
     return None
 
 
-def _json_files(directory: Path) -> list[Path]:
-    """``*.json`` under *directory*, recursively: each folder's files (sorted), then its sub-folders."""
+def _json_files(directory: str) -> list[str]:
+    """``*.json`` under *directory*, recursively: each folder's files (sorted), then its sub-folders.
+
+    Paths stay strings (see :class:`~brain.assets.records.Origin`).
+    """
     try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        with os.scandir(directory) as it:
+            entries = sorted(it, key=lambda e: e.name)
     except (FileNotFoundError, NotADirectoryError):
         return []
-    found = [directory / e.name for e in entries if e.name.endswith(".json") and e.is_file()]
+    found = [e.path for e in entries if e.name.endswith(".json") and e.is_file()]
     for e in entries:
         if e.is_dir():
-            found.extend(_json_files(directory / e.name))
+            found.extend(_json_files(e.path))
     return found
 
 
-def _existing(path: Path) -> list[Path]:
-    return [path] if path.is_file() else []
+def _existing(path: str) -> list[str]:
+    return [path] if os.path.isfile(path) else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,40 +100,41 @@ class RootLayout:
     """The files of one resource root, by kind (paths as in the Cozmo app's layout)."""
 
     root: Path
-    trigger_maps: list[Path]
-    groups: list[Path]
-    cube_trigger_maps: list[Path]
-    cube_lights: list[Path]
-    backpack_lights: list[Path]
-    mood_config: list[Path]
-    emotion_events: list[Path]
-    reaction_map: list[Path]
-    activities: list[Path]
-    behaviors: list[Path]
+    trigger_maps: list[str]
+    groups: list[str]
+    cube_trigger_maps: list[str]
+    cube_lights: list[str]
+    backpack_lights: list[str]
+    mood_config: list[str]
+    emotion_events: list[str]
+    reaction_map: list[str]
+    activities: list[str]
+    behaviors: list[str]
     animations: Path | None
 
     @classmethod
     def scan(cls, root: Path) -> RootLayout:
         """Find every resource file of *root* (a ``cozmo_resources`` directory)."""
-        assets = root / "assets"
-        engine = root / "config" / "engine"
-        system = engine / "behaviorSystem"
-        lights = engine / "lights"
-        anims = assets / "animations"
+        join = os.path.join
+        assets = join(root, "assets")
+        engine = join(root, "config", "engine")
+        system = join(engine, "behaviorSystem")
+        lights = join(engine, "lights")
+        anims = root / "assets" / "animations"
         return cls(
             root=root,
-            trigger_maps=_json_files(assets / "animationGroupMaps"),
-            groups=_json_files(assets / "animationGroups"),
-            cube_trigger_maps=_json_files(assets / "cubeAnimationGroupMaps"),
-            cube_lights=_json_files(lights / "cubeLights"),
-            backpack_lights=_json_files(lights / "backpackLights"),
-            mood_config=_existing(engine / "mood_config.json"),
-            emotion_events=_json_files(engine / "emotionevents"),
-            reaction_map=_existing(system / "reactionTrigger_behavior_map.json"),
-            activities=_existing(system / "activities_config.json")
-            + _existing(system / "behavior_system_config.json")
-            + _json_files(system / "activities"),
-            behaviors=_json_files(system / "behaviors"),
+            trigger_maps=_json_files(join(assets, "animationGroupMaps")),
+            groups=_json_files(join(assets, "animationGroups")),
+            cube_trigger_maps=_json_files(join(assets, "cubeAnimationGroupMaps")),
+            cube_lights=_json_files(join(lights, "cubeLights")),
+            backpack_lights=_json_files(join(lights, "backpackLights")),
+            mood_config=_existing(join(engine, "mood_config.json")),
+            emotion_events=_json_files(join(engine, "emotionevents")),
+            reaction_map=_existing(join(system, "reactionTrigger_behavior_map.json")),
+            activities=_existing(join(system, "activities_config.json"))
+            + _existing(join(system, "behavior_system_config.json"))
+            + _json_files(join(system, "activities")),
+            behaviors=_json_files(join(system, "behaviors")),
             animations=anims if anims.is_dir() else None,
         )
 
@@ -176,6 +181,11 @@ class ResourceSet:
     holds every record loaded (including ones shadowed by an earlier root or duplicated
     within a root), which is what validation checks. ``issues`` are the load-time issues
     (see :mod:`brain.assets.validation` for the reference checks).
+
+    ``emotion_events`` are the events of the ``emotionevents/`` files; ``mapped_events``
+    the ones defined inline by ``eventMapper`` blocks (mood config first, then behaviours,
+    then activities) that no file defines. An event name resolves when either has it
+    (:meth:`emotion_event`). ``records["emotion events"]`` holds both.
     """
 
     roots: tuple[Path, ...]
@@ -195,6 +205,7 @@ class ResourceSet:
     file_counts: Mapping[str, int]
     issues: list[Issue]
     load_seconds: float = 0.0
+    mapped_events: Mapping[str, EmotionEvent] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def load(cls, roots: Sequence[Path | str], *, index_clips: bool = True) -> ResourceSet:
@@ -206,6 +217,10 @@ class ResourceSet:
     def behavior(self, behavior_id: str) -> Behavior | None:
         """The behaviour with this ID, or a legacy behaviour whose ``behaviorType`` is this name."""
         return self.behaviors.get(behavior_id) or self.behavior_aliases.get(behavior_id)
+
+    def emotion_event(self, name: str) -> EmotionEvent | None:
+        """The emotion event called *name*: from an event file, else from an ``eventMapper``."""
+        return self.emotion_events.get(name) or self.mapped_events.get(name)
 
     def group_for_trigger(self, trigger: str) -> AnimationGroup | None:
         """The animation group an animation trigger plays, if both exist."""
@@ -261,7 +276,7 @@ def _scorer_types(activity: Activity) -> list[str]:
 
 def _load_kind(
     layouts: Sequence[RootLayout],
-    files_of: Callable[[RootLayout], list[Path]],
+    files_of: Callable[[RootLayout], list[str]],
     read: Callable[[L.Document, L.IssueSink], Any],
     name_of: Callable[[Any], str],
     kind: str,
@@ -315,7 +330,7 @@ def _report_clash(kind: str, name: str, kept: Any, ignored: Any, sink: L.IssueSi
 
 def _merge_pairs(
     layouts: Sequence[RootLayout],
-    files_of: Callable[[RootLayout], list[Path]],
+    files_of: Callable[[RootLayout], list[str]],
     kind: str,
     sink: L.IssueSink,
     progress: _Progress,
@@ -334,7 +349,7 @@ def _merge_pairs(
                 first = merged.by_name.get(pair.event)
                 if first is None:
                     merged.by_name[pair.event] = pair
-                elif first.origin.file != pair.origin.file:
+                elif first.origin.path != pair.origin.path:
                     _report_clash(kind, pair.event, first.origin, pair.origin, sink)
     progress.step(kind, files, len(merged.by_name))
     return merged
@@ -377,6 +392,25 @@ def _load_mood(layouts: Sequence[RootLayout], sink: L.IssueSink, progress: _Prog
                 mood = L.load_mood_config(doc, sink)
     progress.step("mood config", files, 0 if mood is None else 1)
     return mood
+
+
+def _merge_mapped_events(
+    files: _Merged, mood: MoodConfig | None, behaviors: Iterable[Behavior], activities: Iterable[Activity],
+    sink: L.IssueSink,
+) -> _Merged:
+    """Events defined by ``eventMapper`` blocks; a name an event file (or an earlier block) has is reported."""
+    merged = _Merged()
+    blocks: list[EmotionEvent] = list(mood.mapped_events) if mood is not None else []
+    for b in behaviors:
+        blocks.extend(b.mapped_events)
+    for a in activities:
+        blocks.extend(a.mapped_events)
+    for event in blocks:
+        merged.records.append(event)
+        first = files.by_name.get(event.name) or merged.by_name.setdefault(event.name, event)
+        if first is not event:
+            _report_clash("emotion events", event.name, first.origin, event.origin, sink)
+    return merged
 
 
 def _index_clips(layouts: Sequence[RootLayout], sink: L.IssueSink) -> Any:
@@ -453,6 +487,8 @@ def load_resource_set(roots: Iterable[Path | str], *, index_clips: bool = True) 
     activities = _load_kind(layouts, lambda x: x.activities, L.load_activities, lambda r: r.activity_id,
                             "activities", sink, progress)
 
+    mapped = _merge_mapped_events(events, mood, behaviors.records, activities.records, sink)
+
     aliases: dict[str, Behavior] = {}
     for b in behaviors.records:
         for alias in b.aliases:
@@ -494,7 +530,7 @@ def load_resource_set(roots: Iterable[Path | str], *, index_clips: bool = True) 
         "cube light animations": tuple(cube_lights.records),
         "backpack light patterns": tuple(backpack.records),
         "mood config": (mood,) if mood is not None else (),
-        "emotion events": tuple(events.records),
+        "emotion events": tuple(events.records) + tuple(mapped.records),
         "reaction triggers": tuple(reactions),
         "behaviours": tuple(behaviors.records),
         "activities": tuple(activities.records),
@@ -517,6 +553,7 @@ def load_resource_set(roots: Iterable[Path | str], *, index_clips: bool = True) 
         file_counts=MappingProxyType(file_counts),
         issues=sink.issues,
         load_seconds=elapsed,
+        mapped_events=MappingProxyType(mapped.by_name),
     )
     log.info("resources: %d files loaded in %.2f s: %s", total + file_counts["animation clips"], elapsed,
              ", ".join(f"{n} {k}" for k, n in rs.counts().items() if n))

@@ -12,6 +12,11 @@ Bad files never stop the index: a file that cannot be scanned is skipped and rec
 recorded when it is first used. When two files define the same clip name, the first one
 found wins (roots in the order given, files in sorted path order) and the clash is
 recorded in :attr:`ClipIndex.duplicates`.
+
+Building is on the start-up path of every robot, so it stays lean: directories are listed
+with ``os.scandir``, files are handled as strings (a :class:`~pathlib.Path` is made only
+when a caller asks for a location or an error), and .bin files go straight to the
+FlatBuffers name scan.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import convert
+from . import binfmt, convert
 from .clip import AnimationError, Clip
 
 __all__ = ["ClipIndex", "ClipLocation", "Duplicate", "UnknownClipError"]
@@ -33,6 +38,8 @@ log = logging.getLogger(__name__)
 
 #: Log a progress line every this many files while building.
 PROGRESS_EVERY = 250
+#: File extensions of the clip formats (see :mod:`driver.animation.convert`).
+_SUFFIXES = (".bin", ".json", convert.TEXT_SUFFIX)
 
 
 class UnknownClipError(AnimationError, KeyError):
@@ -67,9 +74,10 @@ class ClipIndex:
     """
 
     def __init__(self) -> None:
-        self._locations: dict[str, ClipLocation] = {}
-        self._cache: dict[Path, dict[str, Clip]] = {}
-        self._failed: dict[Path, AnimationError] = {}
+        # name -> (file, position); files are kept as strings, see location().
+        self._locations: dict[str, tuple[str, int]] = {}
+        self._cache: dict[str, dict[str, Clip]] = {}
+        self._failed: dict[str, AnimationError] = {}
         self._lock = threading.Lock()
         #: (file, reason) for every file that could not be scanned or decoded.
         self.errors: list[tuple[Path, str]] = []
@@ -79,6 +87,8 @@ class ClipIndex:
         self.files_scanned = 0
         #: How many files have been decoded (each at most once): 0 right after build.
         self.files_decoded = 0
+        #: How long :meth:`build` took, in seconds.
+        self.build_seconds = 0.0
 
     # -- building
 
@@ -92,46 +102,52 @@ class ClipIndex:
         """
         index = cls()
         started = time.perf_counter()
-        files: list[Path] = []
-        for root in map(Path, roots):
-            if not root.exists():
-                index.errors.append((root, "no such file or directory"))
-                log.warning("animation root %s does not exist", root)
+        files: list[str] = []
+        for root in roots:
+            root_s = os.fspath(root)
+            if not os.path.exists(root_s):
+                index.errors.append((Path(root_s), "no such file or directory"))
+                log.warning("animation root %s does not exist", root_s)
                 continue
-            files.extend(_clip_files(root))
+            files.extend(_clip_files(root_s))
         total = len(files)
         for n, path in enumerate(files, 1):
             index._add_file(path)
             if total >= PROGRESS_EVERY and n % PROGRESS_EVERY == 0:
                 log.info("clip index: %d/%d files, %d clips", n, total, len(index._locations))
         index.files_scanned = total
+        index.build_seconds = time.perf_counter() - started
         log.info(
             "clip index: %d clips in %d files (%d unreadable, %d duplicate names) in %.0f ms",
             len(index._locations),
             total,
             len(index.errors),
             len(index.duplicates),
-            (time.perf_counter() - started) * 1000,
+            index.build_seconds * 1000,
         )
         return index
 
-    def _add_file(self, path: Path) -> None:
+    def _add_file(self, path: str) -> None:
         try:
-            names = convert.scan_names(path)
+            if path[-4:].lower() == ".bin":
+                names = binfmt.scan_clip_names(path)
+            else:
+                names = convert.scan_names(Path(path))
         except AnimationError as exc:
             self._record_error(path, exc)
             return
+        locations = self._locations
         for position, name in enumerate(names):
-            known = self._locations.get(name)
+            known = locations.get(name)
             if known is not None:
-                self.duplicates.append(Duplicate(name, known.file, path))
-                log.warning("clip %r in %s is already defined in %s; ignored", name, path, known.file)
+                self.duplicates.append(Duplicate(name, Path(known[0]), Path(path)))
+                log.warning("clip %r in %s is already defined in %s; ignored", name, path, known[0])
                 continue
-            self._locations[name] = ClipLocation(path, position)
+            locations[name] = (path, position)
 
-    def _record_error(self, path: Path, exc: AnimationError) -> None:
+    def _record_error(self, path: str, exc: AnimationError) -> None:
         reason = getattr(exc, "reason", None) or str(exc)
-        self.errors.append((path, reason))
+        self.errors.append((Path(path), reason))
         log.warning("skipping animation file %s: %s", path, reason)
 
     # -- queries
@@ -152,14 +168,15 @@ class ClipIndex:
     def location(self, name: str) -> ClipLocation:
         """Where clip ``name`` lives (no decoding)."""
         try:
-            return self._locations[name]
+            file, position = self._locations[name]
         except KeyError:
             raise UnknownClipError(f"no animation clip named {name!r}") from None
+        return ClipLocation(Path(file), position)
 
     def is_loaded(self, name: str) -> bool:
         """Whether ``name``'s file has been decoded already."""
         loc = self._locations.get(name)
-        return loc is not None and loc.file in self._cache
+        return loc is not None and loc[0] in self._cache
 
     def get(self, name: str) -> Clip:
         """The clip called ``name``, decoding its file on first use.
@@ -167,16 +184,19 @@ class ClipIndex:
         Raises :class:`UnknownClipError` for a name no file defines, and the file
         format's error (a subclass of ``AnimationError``) when the file fails to decode.
         """
-        loc = self.location(name)
-        clips = self._cache.get(loc.file)
+        try:
+            file, _position = self._locations[name]
+        except KeyError:
+            raise UnknownClipError(f"no animation clip named {name!r}") from None
+        clips = self._cache.get(file)
         if clips is None:
-            clips = self._decode(loc.file)
+            clips = self._decode(file)
         clip = clips.get(name)
         if clip is None:  # the file changed on disk since the scan
-            raise UnknownClipError(f"{loc.file} no longer defines a clip named {name!r}")
+            raise UnknownClipError(f"{file} no longer defines a clip named {name!r}")
         return clip
 
-    def _decode(self, path: Path) -> dict[str, Clip]:
+    def _decode(self, path: str) -> dict[str, Clip]:
         with self._lock:
             cached = self._cache.get(path)
             if cached is not None:
@@ -185,7 +205,7 @@ class ClipIndex:
             if failed is not None:
                 raise failed
             try:
-                clips = convert.load_clips(path)
+                clips = convert.load_clips(Path(path))
             except AnimationError as exc:
                 self._failed[path] = exc
                 self._record_error(path, exc)
@@ -198,15 +218,39 @@ class ClipIndex:
             return by_name
 
 
-def _clip_files(root: Path) -> list[Path]:
-    """Clip files under ``root`` in a stable (sorted, depth-first) order."""
-    if root.is_file():
-        return [root] if convert.is_clip_file(root) else []
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for fname in sorted(filenames):
-            path = Path(dirpath, fname)
-            if convert.is_clip_file(path):
-                found.append(path)
+def _clip_files(root: str) -> list[str]:
+    """Clip files under ``root`` in a stable order: each folder's files sorted, then its sub-folders.
+
+    Symbolic links to folders are not followed (as ``os.walk`` does by default).
+    """
+    if not os.path.isdir(root):
+        return [root] if _is_clip_name(root) else []
+    found: list[str] = []
+    _walk(root, found)
     return found
+
+
+def _walk(directory: str, found: list[str]) -> None:
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError as exc:
+        log.warning("cannot list %s: %s", directory, exc.strerror or exc)
+        return
+    subdirs = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if not entry.is_symlink():
+                subdirs.append(entry.path)
+        elif _is_clip_name(entry.name):
+            found.append(entry.path)
+    for sub in subdirs:
+        _walk(sub, found)
+
+
+def _is_clip_name(name: str) -> bool:
+    """Whether a file name has a clip format's extension (as :func:`convert.is_clip_file`)."""
+    return os.path.splitext(name)[1].lower() in _SUFFIXES

@@ -193,8 +193,12 @@ def generate(dest: Path, spec: TreeSpec | None = None) -> Path:
               for t in EMOTION_TYPES]
     actions = {f"ACTION_{i}": {"SUCCESS": events[i % len(events)], "FAILURE_ABORT": events[(i + 1) % len(events)]}
                for i in range(10)}
+    # A few events defined inline by the config's eventMapper, two of them used by actions.
+    mapped = [{"name": f"GenMappedEvent{i}", "emotionAffectors": [
+        {"emotionType": EMOTION_TYPES[i], "value": 0.1}]} for i in range(3)]
+    actions["ACTION_MAPPED"] = {"SUCCESS": "GenMappedEvent0", "FAILURE_RETRY": "GenMappedEvent2"}
     _write_json(engine / "mood_config.json", {
-        "decayGraphs": decay, "eventMapper": {"emotionEvents": []},
+        "decayGraphs": decay, "eventMapper": {"emotionEvents": mapped},
         "defaultRepetitionPenalty": _graph([(0.0, 0.0), (30.0, 1.0)]), "actionResultEmotionEvents": actions,
     }, inline_comments=True)
 
