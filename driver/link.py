@@ -2,8 +2,8 @@
 
 One class serves both ends of the protocol: the engine end (our brain talking to a robot) and the
 robot end (the simulator). Everything runs on the event loop with ``call_soon``/``call_at``
-timers — no threads, no polling loop — so a link costs nothing while idle and several links can
-share one loop.
+timers — no polling loop — so a link costs nothing while idle and several links can share one
+loop. The one exception is the release of clocked frames (below).
 
 What it guarantees to the layer above:
 - sequenced packets are delivered exactly once and in order, whatever the network does
@@ -12,14 +12,46 @@ What it guarantees to the layer above:
 - datagrams from anyone but the peer are dropped, malformed ones are counted and dropped;
 - the engine end pings every 0.5 s, measures the round trip, and reports the robot lost when
   nothing arrives for ``lost_after`` seconds.
+
+Clocked frames
+    The animation controller must put one frame on the air every 1/30 s, evenly. The event loop
+    cannot promise that: its timers wake ~1 ms late by design (millisecond poll timeouts), and
+    any callback that holds the loop for a few ms holds the frame too. So a frame is prepared on
+    the loop a few ms early and handed over with :meth:`Link.frame_at`: its packets get their
+    sequence numbers and are encoded to datagrams on the loop at once, and a small
+    :class:`ReleaseClock` thread (one per link, started on first use) writes those ready-made
+    bytes to the socket at the exact time. The thread touches nothing but the bytes, a flag and
+    the socket; windows, resends and acks stay on the loop. While a frame waits for its time,
+    newly sent sequenced packets wait behind it (they would otherwise overtake its sequence
+    numbers); they go out right after it. Links without a real socket (the in-memory network
+    of virtual-time runs) release frames from a loop timer instead.
+
+    A thread that wakes on time still needs the GIL to send. CPython hands the GIL to a waiting
+    thread only every ``sys.getswitchinterval()`` (5 ms by default), so a program that wants
+    sub-millisecond frames while its loop is busy calls :func:`tune_thread_switching` once at
+    start-up (never done on import: it is a process-wide setting).
+
+    The thread must also get a CPU at once when it wakes. Linux's fair scheduler may queue it
+    behind a busy event-loop thread for a whole time slice (~3 ms measured), so for frames that
+    are on time while the loop works, either give the thread a real-time priority
+    (``release_priority``, SCHED_FIFO: needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO such as
+    systemd's ``LimitRTPRIO=``) or a CPU of its own (``release_cpu``, with the program keeping
+    its loop thread off that CPU). Both are explicit choices of the program, not defaults.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import socket
 import struct
-from collections.abc import Callable
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, Protocol
@@ -39,12 +71,55 @@ from .protocol.frame import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Address", "Impairment", "Link", "LinkError", "LinkState", "LinkStats", "Role"]
+__all__ = [
+    "FRAME_CLOCK_SWITCH_INTERVAL_S",
+    "RELEASE_SPIN_S",
+    "Address",
+    "Impairment",
+    "Link",
+    "LinkError",
+    "LinkState",
+    "LinkStats",
+    "ReleaseClock",
+    "Role",
+    "tune_thread_switching",
+]
 
 Address = tuple[str, int]
 
 #: Ping packet body: time_sent_ms f64, counter u32, last u32, unknown u8 (mirrors the message table).
 _PING = struct.Struct("<dIIB")
+
+#: The release thread sleeps until this long before a frame's time, then naps and spins to it
+#: (see :meth:`ReleaseClock._wait_until`). Long sleeps may overshoot by a millisecond or two on a
+#: loaded or virtualised machine; the naps are not late.
+RELEASE_SPIN_S = 0.003
+#: The switch interval :func:`tune_thread_switching` sets by default: a thread woken for a frame
+#: gets the GIL within about this long even while the event loop is busy.
+FRAME_CLOCK_SWITCH_INTERVAL_S = 0.0002
+#: A release later than this counts in ``LinkStats.late_releases``.
+_LATE_RELEASE_S = 0.001
+#: The release thread's naps near a frame's time, and the stretch it spins at the end.
+_NAP_S = 0.0002
+_SPIN_TAIL_S = 0.0003
+
+
+def tune_thread_switching(interval_s: float = FRAME_CLOCK_SWITCH_INTERVAL_S) -> float:
+    """Lower the interpreter's thread switch interval so clocked frames go out on time; returns
+    the previous interval.
+
+    A process-wide setting, so it is for a program's entry point (the daemon, a benchmark), not
+    for a library: with the default 5 ms a frame thread can wait that long for the GIL whenever
+    the event loop is busy. Shorter than the ~0.5 ms slices an event loop typically runs between
+    system calls, it also stops the loop from winning the GIL back again and again while the
+    frame thread waits (the "convoy effect"). It costs nothing while only one thread runs Python.
+    """
+    if not 0 < interval_s <= 0.1:
+        raise ValueError(f"switch interval must be in (0, 0.1] s, got {interval_s!r}")
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(interval_s)
+    log.debug("thread switch interval %.2f ms (was %.2f ms)", interval_s * 1e3, previous * 1e3)
+    return previous
 
 
 class Role(Enum):
@@ -86,6 +161,10 @@ class LinkStats:
     pongs_received: int = 0
     rtt_ms: float | None = None
     rto_ms: float = 100.0
+    #: clocked frames (:meth:`Link.frame_at`) released, and how late the release thread was
+    clocked_frames: int = 0
+    late_releases: int = 0
+    max_release_late_ms: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         """Plain dict for logs and snapshots."""
@@ -105,13 +184,170 @@ class Impairment(Protocol):
 PacketHandler = Callable[[RawPacket], None]
 StateHandler = Callable[["LinkState", "LinkState"], None]
 
+_PENDING, _SENT, _CANCELLED = 0, 1, 2
+
+
+class _Stage:
+    """One clocked frame: datagrams encoded on the loop, waiting for their release time.
+
+    ``state`` goes PENDING -> SENT (by whoever releases it) or PENDING -> CANCELLED (by the loop),
+    each change under the link's stage lock, so a frame is never both sent and cancelled.
+    """
+
+    __slots__ = ("at", "datagrams", "peer", "first_seq", "state", "sent_at")
+
+    def __init__(self, at: float, datagrams: list[bytes], peer: Address, first_seq: int | None) -> None:
+        self.at = at  # loop time
+        self.datagrams = datagrams
+        self.peer = peer
+        self.first_seq = first_seq  # its first sequence number (None: out-of-band packets only)
+        self.state = _PENDING
+        self.sent_at: float | None = None  # loop time
+
+
+class ReleaseClock:
+    """A small thread that writes ready-made datagrams to a socket at exact times.
+
+    Why a thread: a thread asleep in the kernel is not held up by whatever the event loop is
+    running, so it can send at the planned instant. It sleeps until ``spin_s`` before the time
+    (sleeps may overshoot on a loaded machine), then naps and spins to it. It sends only bytes
+    prepared on the loop, each stage under ``lock`` and only while the stage is still pending,
+    and reports every release back to the loop with ``call_soon_threadsafe(on_released, stage)``.
+    """
+
+    def __init__(self, sock: socket.socket, lock: threading.Lock, loop: asyncio.AbstractEventLoop,
+                 on_released: Callable[[_Stage], None], send_later: Callable[[bytes, Address], None], *,
+                 spin_s: float = RELEASE_SPIN_S, priority: int | None = None, cpu: int | None = None,
+                 name: str = "link") -> None:
+        self.spin_s = spin_s
+        #: SCHED_FIFO priority asked for (None: normal scheduling); ``realtime`` says if it was granted
+        self.priority = priority
+        self.realtime = False
+        #: the CPU the thread is pinned to (None: any)
+        self.cpu = cpu
+        self._sock = sock
+        self._lock = lock
+        self._loop = loop
+        self._on_released = on_released
+        self._send_later = send_later
+        self._cond = threading.Condition()
+        self._queue: deque[_Stage] = deque()
+        self._closed = False
+        # loop time = monotonic time + offset (the same clock for asyncio's default loop)
+        self._offset = loop.time() - time.monotonic()
+        self._thread = threading.Thread(target=self._run, name=f"{name}-frame-clock", daemon=True)
+        self._thread.start()
+
+    def submit(self, stage: _Stage) -> None:
+        """Release ``stage`` at its time (stages are released in the order submitted)."""
+        with self._cond:
+            self._queue.append(stage)
+            self._cond.notify()
+
+    def close(self, timeout: float = 0.05) -> None:
+        """Stop the thread (pending stages are dropped; cancel them first) and close its socket."""
+        with self._cond:
+            self._closed = True
+            self._queue.clear()
+            self._cond.notify()
+        if threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        if self.priority:
+            self._raise_priority(self.priority)
+        if self.cpu is not None:
+            try:
+                os.sched_setaffinity(0, {self.cpu})  # this thread only
+            except (OSError, AttributeError, ValueError) as exc:
+                log.warning("frame clock: cannot run on CPU %d (%s)", self.cpu, exc)
+                self.cpu = None
+        try:
+            while True:
+                with self._cond:
+                    while not self._queue and not self._closed:
+                        self._cond.wait()
+                    if self._closed:
+                        return
+                    stage = self._queue[0]
+                    at = stage.at - self._offset  # monotonic time of the release
+                    while not self._closed and stage.state == _PENDING:
+                        rest = at - self.spin_s - time.monotonic()
+                        if rest <= 0:
+                            break
+                        self._cond.wait(rest)
+                    if self._closed:
+                        return
+                self._wait_until(stage, at)
+                self._release(stage)
+                with self._cond:
+                    if self._queue and self._queue[0] is stage:
+                        self._queue.popleft()
+                try:
+                    self._loop.call_soon_threadsafe(self._on_released, stage)
+                except RuntimeError:  # the loop is closed: nobody is left to tell
+                    return
+        finally:
+            self._sock.close()
+
+    def _wait_until(self, stage: _Stage, at: float) -> None:
+        """The last ``spin_s`` before monotonic time ``at``: short naps, then a short spin.
+
+        Why not one long sleep: a CPU left idle for milliseconds may take a millisecond or more to
+        wake (deep idle states, a virtual machine's halted CPU), while one that naps briefly does
+        not. Why not a long spin: the spin needs the GIL; held for longer than the switch
+        interval while the loop wants it, it is taken away, and the scheduler may then leave this
+        thread waiting behind the busy loop thread for a whole time slice. So the thread naps
+        (without the GIL) in steps of at most :data:`_NAP_S`, holds the GIL only for a moment
+        after each, and spins only for the last stretch, shorter than the switch interval.
+        """
+        tail = min(_SPIN_TAIL_S, 0.6 * sys.getswitchinterval())
+        while stage.state == _PENDING:
+            rest = at - time.monotonic()
+            if rest <= tail:
+                break
+            time.sleep(min(rest - tail, _NAP_S))
+        while stage.state == _PENDING and time.monotonic() < at:
+            pass
+
+    def _raise_priority(self, priority: int) -> None:
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))  # this thread only
+        except (OSError, AttributeError, ValueError) as exc:
+            log.warning("frame clock: real-time priority %d not granted (%s); frames may be late while "
+                        "the event loop or other programs keep the CPUs busy", priority, exc)
+        else:
+            self.realtime = True
+
+    def _release(self, stage: _Stage) -> None:
+        with self._lock:
+            if stage.state != _PENDING:
+                return
+            stage.sent_at = time.monotonic() + self._offset
+            for i, data in enumerate(stage.datagrams):
+                try:
+                    self._sock.sendto(data, stage.peer)
+                except BlockingIOError:
+                    # The socket buffer is full: let the loop's transport queue the rest, in order.
+                    for rest in stage.datagrams[i:]:
+                        self._loop.call_soon_threadsafe(self._send_later, rest, stage.peer)
+                    break
+                except OSError as exc:  # like a lost datagram: the ARQ resends what matters
+                    log.debug("frame clock: send failed: %s", exc)
+            stage.state = _SENT
+
+
 
 class Link(asyncio.DatagramProtocol):
     """One end of a Cozmo UDP connection.
 
     Create it with :meth:`open`, then for the engine role ``await link.connect()``; for the robot
     role the link waits for the engine's Reset. ``on_packet`` receives every delivered packet (in
-    order for sequenced ones); ``on_state`` every state change (old, new).
+    order for sequenced ones); ``on_state`` every state change (old, new). ``threaded_release``
+    lets :meth:`frame_at` use a :class:`ReleaseClock` thread (False: release from a loop timer);
+    ``release_spin_s`` is that thread's spin margin, ``release_priority`` its SCHED_FIFO
+    priority (None: normal scheduling) and ``release_cpu`` the CPU it is pinned to (None: any).
+    They can be changed until the first clocked frame.
     """
 
     def __init__(
@@ -127,6 +363,10 @@ class Link(asyncio.DatagramProtocol):
         window: int = WINDOW_SIZE,
         impairment: Impairment | None = None,
         name: str = "",
+        threaded_release: bool = True,
+        release_spin_s: float = RELEASE_SPIN_S,
+        release_priority: int | None = None,
+        release_cpu: int | None = None,
     ) -> None:
         self.role = role
         self.peer = peer
@@ -155,6 +395,15 @@ class Link(asyncio.DatagramProtocol):
         self._ping_counter = 0
         self._connected_evt: asyncio.Event | None = None
         self._closing = False
+        self.threaded_release = threaded_release
+        self.release_spin_s = release_spin_s
+        self.release_priority = release_priority
+        self.release_cpu = release_cpu
+        # clocked frames not yet released, oldest first (loop side), and what guards their state
+        self._stages: deque[_Stage] = deque()
+        self._stage_lock = threading.Lock()
+        self._clock: ReleaseClock | None = None
+        self._capture: list[RawPacket] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -228,6 +477,10 @@ class Link(asyncio.DatagramProtocol):
             return
         self._closing = True
         self._cancel_timers()
+        self._cancel_stages()
+        if self._clock is not None:
+            self._clock.close()
+            self._clock = None
         if self._transport is not None:
             self._transport.close()
         self._set_state(LinkState.CLOSED)
@@ -238,6 +491,9 @@ class Link(asyncio.DatagramProtocol):
         """Queue a packet: sequenced ones go through the window, out-of-band ones go out next flush."""
         if self._closing:
             raise LinkError("link is closed")
+        if self._capture is not None:
+            self._capture.append(packet)
+            return
         if packet.type >= PacketType.EVENT:
             self._oob.append(packet)
         else:
@@ -248,7 +504,26 @@ class Link(asyncio.DatagramProtocol):
         """Send what is queued now rather than on the next loop turn (for clocked senders)."""
         if self._flush_handle is not None:
             self._flush_handle.cancel()
+            self._flush_handle = None
         self._flush()
+
+    @contextlib.contextmanager
+    def frame_at(self, at: float) -> Iterator[None]:
+        """Gather every packet sent inside the block into one frame that goes out at loop time ``at``.
+
+        The frame is sequenced and encoded when the block ends, and released at ``at`` by the
+        link's release thread (or at once when ``at`` has passed). What was queued before the
+        block goes out first; sequenced packets sent after it wait until it is released. Blocks
+        do not nest. Before the handshake the packets take the ordinary path.
+        """
+        if self._capture is not None:
+            raise LinkError("frame_at blocks do not nest")
+        self._capture = captured = []
+        try:
+            yield
+        finally:
+            self._capture = None
+            self._stage(captured, at)
 
     @property
     def in_flight(self) -> int:
@@ -269,15 +544,28 @@ class Link(asyncio.DatagramProtocol):
         now = self._loop.time()
         resend = self._send.due(now, self.rtt.rto)
         self.stats.resent_packets += len(resend)
-        fresh = self._send.take_new(now)
+        # New sequence numbers must not overtake a clocked frame still waiting for its time.
+        fresh = [] if self._stages_pending() else self._send.take_new(now)
         oob, self._oob = self._oob, []
         self._emit(resend + fresh, oob)
         self._arm_rtx()
 
     def _emit(self, seqd: list[Outstanding], oob: list[RawPacket]) -> None:
+        for frame in self._frames(seqd, oob, self._ack_pending):
+            self._send_frame(frame)
+
+    def _frames(self, seqd: list[Outstanding], oob: list[RawPacket], with_ack: bool) -> list[Frame]:
         """Pack packets into frames: each frame holds one contiguous run of sequence numbers."""
         ftype = FrameType.ENGINE if self.role is Role.ENGINE else FrameType.ROBOT
         ack = self._recv.last_in_order
+        # Frames without sequenced packets name the next number on the wire: a clocked frame's
+        # numbers are assigned already but not sent yet.
+        wire_next = self._send.next_seq
+        for st in self._stages:
+            if st.state == _PENDING and st.first_seq is not None:
+                wire_next = st.first_seq
+                break
+        wire_last = (wire_next - 1) % 0xFFFE
         frames: list[Frame] = []
         run: list[RawPacket] = []
         size = 0
@@ -298,11 +586,10 @@ class Link(asyncio.DatagramProtocol):
             if last is not None and _payload(last) + plen <= MAX_PACKET_PAYLOAD:
                 last.packets.append(pkt)
             else:
-                frames.append(Frame(ftype, self._send.next_seq, self._send.last_assigned, ack, [pkt]))
-        if not frames and self._ack_pending:
-            frames.append(Frame(ftype, self._send.next_seq, self._send.last_assigned, ack, []))
-        for frame in frames:
-            self._send_frame(frame)
+                frames.append(Frame(ftype, wire_next, wire_last, ack, [pkt]))
+        if not frames and with_ack:
+            frames.append(Frame(ftype, wire_next, wire_last, ack, []))
+        return frames
 
     def _send_frame(self, frame: Frame) -> None:
         self._ack_pending = False
@@ -338,6 +625,98 @@ class Link(asyncio.DatagramProtocol):
     def _on_rtx(self) -> None:
         self._rtx_handle = None
         self._flush()
+
+    # ------------------------------------------------------------------ clocked frames
+
+    def _stage(self, packets: list[RawPacket], at: float) -> None:
+        """Sequence and encode one frame now; have it released at loop time ``at``."""
+        if not packets:
+            return
+        loop = self._loop
+        if self._closing or loop is None or self.peer is None or self.state not in (LinkState.CONNECTED,
+                                                                                    LinkState.LOST):
+            for pkt in packets:  # before the handshake: the ordinary rules (hold or drop)
+                self.send(pkt)
+            return
+        now = loop.time()
+        if not self._stages_pending():
+            self.flush()  # what was queued before the frame goes out now, ahead of it
+        oob: list[RawPacket] = []
+        for pkt in packets:
+            if pkt.type >= PacketType.EVENT:
+                oob.append(pkt)
+            else:
+                self._send.queue(pkt)  # behind anything still waiting, so numbers stay in order
+        entries = self._send.take_new(max(at, now))
+        frames = self._frames(entries, oob, False)
+        self.stats.sent_frames += len(frames)
+        self.stats.sent_packets += sum(len(f.packets) for f in frames)
+        stage = _Stage(at, [encode_frame(f) for f in frames], self.peer, entries[0].seq if entries else None)
+        if self._send.backlog:
+            self._schedule_flush()  # a full window kept some packets back: they follow later
+        if not stage.datagrams:
+            return
+        self._stages.append(stage)
+        clock = self._release_clock()
+        if clock is not None:
+            clock.submit(stage)
+        elif at <= now:
+            self._release_on_loop(stage)
+        else:
+            loop.call_at(at, self._release_on_loop, stage)
+        self._arm_rtx()
+
+    def _release_clock(self) -> ReleaseClock | None:
+        """The link's release thread, started on first use; None where frames go from the loop."""
+        if self._clock is not None:
+            return self._clock
+        if not self.threaded_release or self.impairment is not None or self._transport is None:
+            return None
+        sock = self._transport.get_extra_info("socket")
+        if sock is None or self._loop is None:  # not a real socket (the in-memory network)
+            return None
+        self._clock = ReleaseClock(sock.dup(), self._stage_lock, self._loop, self._released, self._sendto,
+                                   spin_s=self.release_spin_s, priority=self.release_priority,
+                                   cpu=self.release_cpu, name=self.name)
+        return self._clock
+
+    def _release_on_loop(self, stage: _Stage) -> None:
+        with self._stage_lock:
+            if stage.state != _PENDING:
+                return
+            stage.state = _SENT
+        assert self._loop is not None
+        stage.sent_at = self._loop.time()
+        for data in stage.datagrams:
+            self._raw_send(data)
+        self._released(stage)
+
+    def _released(self, stage: _Stage) -> None:
+        """On the loop, after a frame went out: account for it and send what waited behind it."""
+        if stage.state != _SENT or self._closing:
+            return
+        self.stats.clocked_frames += 1
+        if stage.sent_at is not None:
+            late = stage.sent_at - stage.at
+            if late > _LATE_RELEASE_S:
+                self.stats.late_releases += 1
+            self.stats.max_release_late_ms = max(self.stats.max_release_late_ms, late * 1000.0)
+        if self._send.backlog and not self._stages_pending():
+            self.flush()
+
+    def _stages_pending(self) -> bool:
+        """True while a clocked frame waits for its time (released ones are dropped from the front)."""
+        stages = self._stages
+        while stages and stages[0].state != _PENDING:
+            stages.popleft()
+        return bool(stages)
+
+    def _cancel_stages(self) -> None:
+        with self._stage_lock:
+            for stage in self._stages:
+                if stage.state == _PENDING:
+                    stage.state = _CANCELLED
+        self._stages.clear()
 
     # ------------------------------------------------------------------ receiving
 
@@ -473,6 +852,7 @@ class Link(asyncio.DatagramProtocol):
             self._ping_handle = None
 
     def _reset_arq(self) -> None:
+        self._cancel_stages()
         self._send.reset()
         self._recv.reset()
         self._oob.clear()

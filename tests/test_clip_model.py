@@ -46,7 +46,7 @@ def every_track_clip(name: str = "anim_every_track_01") -> Clip:
             ProceduralFace(66, right_eye=(0.25, -0.5)),
         ),
         head_angle=(HeadAngle(0, 100, -20, 2), HeadAngle(100, 200, 44)),
-        robot_audio=(RobotAudio(0, (123456789012, 5), 0.7, (0.5, 0.25), False), RobotAudio(500, (42,))),
+        robot_audio=(RobotAudio(0, (3_123_456_789, 5), 0.7, (0.5, 0.25), False), RobotAudio(500, (42,))),
         backpack_lights=(
             BackpackLights(0, 500, (1, 0, 0, 1), (0, 1, 0, 0.5), (0, 0, 1, 1), (0.5, 0.5, 0.5, 1), (0, 0, 0, 0)),
         ),
@@ -117,8 +117,8 @@ def clips(draw: st.DrawFn, unique_times: bool = False, with_hints: bool = False)
         robot_audio=frames(
             lambda t: RobotAudio(
                 t,
-                tuple(draw(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=3))),
-                draw(_f32),
+                tuple(draw(st.lists(st.integers(0, 2**32 - 1), max_size=3))),
+                draw(_unit),
                 tuple(draw(st.lists(_unit, max_size=3))),
                 draw(st.booleans()),
             )
@@ -206,7 +206,9 @@ def test_f32_text_is_shortest_exact(value, text):
         (dict(procedural_face=(ProceduralFace(0, face_scale_x=1e39),)), "ProceduralFace", 0, "finite"),
         (dict(body_motion=(BodyMotion(0, 0, "CURVY", 5),)), "BodyMotion", 0, "STRAIGHT, TURN_IN_PLACE or a number"),
         (dict(body_motion=(BodyMotion(0, 0, "STRAIGHT", 40000),)), "BodyMotion", 0, "speed: 40000"),
-        (dict(robot_audio=(RobotAudio(0, (2**64,)),)), "RobotAudio", 0, "64-bit"),
+        (dict(robot_audio=(RobotAudio(0, (2**32,)),)), "RobotAudio", 0, "audio event ids"),
+        (dict(robot_audio=(RobotAudio(0, (-1,)),)), "RobotAudio", 0, "audio event ids"),
+        (dict(robot_audio=(RobotAudio(0, (1,), volume=1.5),)), "RobotAudio", 0, "outside 0..1"),
         (dict(robot_audio=(RobotAudio(0, (1,), probability=(2.0,)),)), "RobotAudio", 0, "outside 0..1"),
         (dict(event=(Event(0, 12),)), "Event", 0, "expected a string"),
         (

@@ -16,7 +16,14 @@ or multi-channel (channels are averaged). Rate conversion is band-limited (a Kai
 sinc interpolator, evaluated per output sample from a table of filter phases), so content above
 the robot's 11,160 Hz Nyquist frequency is removed instead of folding back as audible aliases.
 
-Everything here is pure computation except :func:`play_frames`, an optional host preview.
+Everything here is pure computation except the host playback at the end: :func:`play_frames`
+(a one-off preview) and :class:`SimpleAudioSink` (a stream, used by the simulator to let you
+hear what the robot would say). Both use the optional ``simpleaudio`` package (the ``audio``
+extra) and only warn when it is missing.
+
+:class:`SoundLibrary` is the controller's default answer to a clip's RobotAudio keyframes: it
+finds WAV files named after the keyframe's audio event ids under a resource tree's ``sound``
+folder.
 """
 
 from __future__ import annotations
@@ -26,11 +33,17 @@ import io
 import logging
 import math
 import os
+import queue
 import struct
+import threading
 import wave
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .clip import RobotAudio
 
 import numpy as np
 
@@ -41,6 +54,9 @@ __all__ = [
     "SAMPLES_PER_FRAME",
     "SAMPLE_RATE",
     "AudioFormatError",
+    "AudioSink",
+    "SimpleAudioSink",
+    "SoundLibrary",
     "frames_to_pcm",
     "mulaw_decode",
     "mulaw_encode",
@@ -48,6 +64,7 @@ __all__ = [
     "play_frames",
     "read_wav",
     "resample",
+    "scale_frames",
     "silence_frame",
     "wav_to_frames",
 ]
@@ -358,19 +375,147 @@ def frames_to_pcm(frames: Iterable[bytes]) -> np.ndarray:
     return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
 
 
+def scale_frames(frames: Sequence[bytes], gain: float) -> list[bytes]:
+    """µ-law frames with their loudness scaled by ``gain`` (0..1 turns a sound down)."""
+    if gain == 1.0:
+        return [bytes(f) for f in frames]
+    if not math.isfinite(gain) or gain < 0:
+        raise AudioFormatError(f"gain must be a finite number >= 0, got {gain!r}")
+    pcm = frames_to_pcm(frames).astype(np.float64) * gain
+    codes = mulaw_encode(np.rint(np.clip(pcm, -32768.0, 32767.0))).tobytes()
+    return [codes[i : i + SAMPLES_PER_FRAME] for i in range(0, len(codes), SAMPLES_PER_FRAME)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Sounds of a resource tree
+
+
+def _cozmo_resources(roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The ``cozmo_resources`` directories of one or several resource roots (each the directory
+    itself, or its parent), in the order given."""
+    if isinstance(roots, (str, os.PathLike)):
+        roots = [roots]
+    out = []
+    for root in roots:
+        p = Path(root)
+        child = p / "cozmo_resources"
+        out.append(child if child.is_dir() else p)
+    return out
+
+
+class SoundLibrary:
+    """RobotAudio keyframes -> µ-law frames, from WAV files under a resource tree's ``sound`` folder.
+
+    The app's own sounds are Wwise banks, which this project cannot play; a WAV file named after
+    an audio event id (``sound/**/<id>.wav``, e.g. ``sound/custom/1234567890.wav``) stands in for
+    that event. ``roots`` is one resource root or several (searched in order, the first file for
+    an id wins). A keyframe listing several ids picks one by its ``probability`` weights (seeded
+    by ``seed``), and its ``volume`` scales the sound. Converted sounds are cached
+    (``cache_size`` of them); :meth:`preload` converts everything up front.
+
+    Missing pieces are not errors: without a ``sound`` folder every keyframe is silent and one
+    warning says so; an id without a file is silent and warned about once.
+    """
+
+    def __init__(self, roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
+                 seed: int | None = None, cache_size: int = 64) -> None:
+        self.folders = [root / "sound" for root in _cozmo_resources(roots)]
+        self.cache_size = cache_size
+        self._rng = np.random.default_rng(seed)
+        self._files: dict[str, Path] | None = None
+        self._cache: OrderedDict[tuple[int, float], list[bytes]] = OrderedDict()
+        self._warned: set[object] = set()
+
+    @property
+    def files(self) -> dict[str, Path]:
+        """Audio event id (as text, lower case) -> WAV file, found on first use."""
+        if self._files is None:
+            self._files = {}
+            for folder in self.folders:
+                if folder.is_dir():
+                    for path in sorted(folder.rglob("*")):
+                        if path.suffix.lower() == ".wav" and path.is_file():
+                            self._files.setdefault(path.stem.lower(), path)
+        return self._files
+
+    def __call__(self, keyframe: RobotAudio) -> list[bytes] | None:
+        """The frames for ``keyframe``, or None (silence) when no WAV stands for its event."""
+        ids = keyframe.audio_event_id
+        if not ids:
+            return None
+        if not any(folder.is_dir() for folder in self.folders):
+            where = ", ".join(str(f) for f in self.folders)
+            self._warn_once("folder", "no sound folder (looked for %s): RobotAudio keyframes are silent", where)
+            return None
+        event_id = int(ids[self._pick(keyframe)])
+        path = self.files.get(str(event_id))
+        if path is None:
+            self._warn_once("missing", "no WAV for audio event %d (%d.wav) under %s: that sound is silent "
+                            "(further missing sounds are logged at debug level)", event_id, event_id,
+                            ", ".join(str(f) for f in self.folders if f.is_dir()))
+            return None
+        return self._frames(event_id, path, float(keyframe.volume))
+
+    def preload(self) -> int:
+        """Convert every WAV of the folder now (e.g. before the robot starts); returns how many."""
+        for name, path in self.files.items():
+            if name.isdigit():
+                self._frames(int(name), path, 1.0)
+        return len(self.files)
+
+    def _pick(self, keyframe: RobotAudio) -> int:
+        ids, weights = keyframe.audio_event_id, keyframe.probability
+        if len(ids) == 1 or len(weights) != len(ids) or sum(weights) <= 0:
+            return 0
+        w = np.asarray(weights, dtype=np.float64)
+        return int(self._rng.choice(len(ids), p=w / w.sum()))
+
+    def _frames(self, event_id: int, path: Path, volume: float) -> list[bytes] | None:
+        key = (event_id, volume)
+        frames = self._cache.get(key)
+        if frames is not None:
+            self._cache.move_to_end(key)
+            return frames
+        try:
+            frames = wav_to_frames(path)
+            frames = scale_frames(frames, max(0.0, min(1.0, volume)))
+        except AudioFormatError as exc:
+            self._warn_once(path, "cannot use %s: %s", path, exc)
+            return None
+        self._cache[key] = frames
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return frames
+
+    def _warn_once(self, key: object, message: str, *args: Any) -> None:
+        """A warning the first time for ``key``, debug messages after that."""
+        if key in self._warned:
+            log.debug(message, *args)
+            return
+        self._warned.add(key)
+        log.warning(message, *args)
+
+
 # ---------------------------------------------------------------------------------------------
 # Optional host playback
 
 
-@functools.cache
+@functools.cache  # the import's outcome: the same for every caller
 def _simpleaudio() -> Any:
-    """Import simpleaudio once; warn (once, as the import result is cached) when it is missing."""
+    """The simpleaudio module, or None when it is not installed."""
     try:
         import simpleaudio  # type: ignore[import-not-found]
     except ImportError:
-        log.warning("simpleaudio is not installed (install the 'audio' extra): host audio playback is off")
         return None
     return simpleaudio
+
+
+_MISSING = "simpleaudio is not installed (install the 'audio' extra: pip install 'cozmo-brain[audio]')"
+
+
+@functools.cache
+def _warn_missing_once() -> None:
+    log.warning("%s: host audio playback is off", _MISSING)
 
 
 def play_frames(frames: Sequence[bytes]) -> Any:
@@ -381,6 +526,77 @@ def play_frames(frames: Sequence[bytes]) -> Any:
     """
     sa = _simpleaudio()
     if sa is None:
+        _warn_missing_once()
         return None
     pcm = frames_to_pcm(frames)
     return sa.play_buffer(pcm.tobytes(), 1, 2, SAMPLE_RATE)
+
+
+class AudioSink(Protocol):
+    """Where a simulated robot's speaker output goes: one call per 1/30 s animation frame."""
+
+    def write(self, pcm: np.ndarray | None) -> None:
+        """One frame: 744 int16 samples at :data:`SAMPLE_RATE`, or None for a silent frame."""
+
+    def close(self) -> None:
+        """No more frames (flush what is buffered, release the device)."""
+
+
+class SimpleAudioSink:
+    """Plays a robot's speaker stream on the host's speakers through ``simpleaudio``.
+
+    simpleaudio plays whole buffers, not streams, so the frames are gathered into chunks of up to
+    ``chunk_frames`` (a sound's end, a silent frame, also closes a chunk) and a small thread plays
+    the chunks one after the other. That costs up to a chunk of latency (default 10 frames, 1/3 s)
+    and leaves tiny gaps between chunks of a long sound: fine for hearing what the robot says.
+    When simpleaudio is not installed the sink logs one warning and discards everything.
+    """
+
+    def __init__(self, chunk_frames: int = 10) -> None:
+        self.chunk_frames = max(1, chunk_frames)
+        self.available = _simpleaudio() is not None
+        if not self.available:
+            log.warning("%s: the simulated robot's speaker output is not played", _MISSING)
+        self._buffer: list[np.ndarray] = []
+        self._chunks: queue.Queue[np.ndarray | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+
+    def write(self, pcm: np.ndarray | None) -> None:  # noqa: D102
+        if not self.available:
+            return
+        if pcm is None:
+            self._flush()
+            return
+        self._buffer.append(np.asarray(pcm, dtype=np.int16))
+        if len(self._buffer) >= self.chunk_frames:
+            self._flush()
+
+    def close(self) -> None:  # noqa: D102
+        self._flush()
+        if self._thread is not None:
+            self._chunks.put(None)
+            self._thread.join(timeout=5.0)
+            self._thread = None
+
+    def _flush(self) -> None:
+        if not self._buffer:
+            return
+        chunk = np.concatenate(self._buffer)
+        self._buffer = []
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._play, name="speaker", daemon=True)
+            self._thread.start()
+        self._chunks.put(chunk)
+
+    def _play(self) -> None:
+        sa = _simpleaudio()
+        while True:
+            chunk = self._chunks.get()
+            if chunk is None or sa is None:
+                return
+            try:
+                sa.play_buffer(chunk.tobytes(), 1, 2, SAMPLE_RATE).wait_done()
+            except Exception as exc:  # no audio device, busy device: say so once and stop playing
+                log.warning("host audio playback failed (%s); speaker output is discarded from now on", exc)
+                self.available = False
+                return

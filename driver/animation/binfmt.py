@@ -309,6 +309,8 @@ class _Verifier:
                     continue
                 if kind in _SCALARS:
                     self.scalar_fits(fat, _SCALARS[kind][0], pos, vt, kpath, schema_name)
+                    if kind == "bool" and self.buf[fat] > 1:  # builders write 0 or 1; another schema's data may not
+                        raise self.fail(fpath, f"a bool holds {self.buf[fat]} (a file of another schema?)")
                 elif kind in _STRINGS:
                     self.scalar_fits(fat, 4, pos, vt, kpath, schema_name)
                     self.string(fat, fpath)

@@ -553,7 +553,10 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
     "short": (-0x8000, 0x7FFF),
     "ushort": (0, 0xFFFF),
 }
-_LONG_RANGE = (-(2**63), 2**63 - 1)
+#: Audio event ids are stored as int64 but are Wwise ids, which are 32-bit and unsigned.
+_EVENT_ID_MAX = 0xFFFFFFFF
+#: Scalar float fields that are fractions (a volume of 1.0 is the clip's full level).
+_UNIT_FIELDS = frozenset({("RobotAudio", "volume")})
 
 
 def _check_value(kind: str, value: Any) -> str | None:
@@ -588,11 +591,10 @@ def _check_value(kind: str, value: Any) -> str | None:
     if kind in ("eye", "probs", "rgba", "longs"):
         if not isinstance(value, tuple):
             return f"expected a list, got {value!r}"
-        if kind == "longs":
-            lo, hi = _LONG_RANGE
+        if kind == "longs":  # stored as int64, but they are Wwise event ids: 32-bit, unsigned
             for v in value:
-                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                    return f"expected 64-bit integers, got {v!r}"
+                if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= _EVENT_ID_MAX:
+                    return f"expected audio event ids (0..{_EVENT_ID_MAX}), got {v!r}"
             return None
         if kind == "rgba" and len(value) != 4:
             return f"expected 4 values (r, g, b, a), got {len(value)}"
@@ -697,7 +699,10 @@ class Clip:
                     why = f"expected a {cls.__name__}, got {type(kf).__name__}"
                     raise ClipError(name, why, track.value, i)
                 for attr, schema_name, kind in cls.FIELDS:
-                    why = _check_value(kind, getattr(kf, attr))
+                    value = getattr(kf, attr)
+                    why = _check_value(kind, value)
+                    if not why and (track.value, schema_name) in _UNIT_FIELDS and not 0.0 <= value <= 1.0:
+                        why = f"{value} is outside 0..1"
                     if why:
                         raise ClipError(name, f"{schema_name}: {why}", track.value, i, schema_name)
                 if kf.trigger_time_ms < previous:

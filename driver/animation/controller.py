@@ -7,10 +7,13 @@ clips (with :class:`~driver.animation.playback.PlaybackParams`), keeps a queue, 
 lock tracks, and when nothing else uses the face it runs the idle face (blinks, small saccades).
 
 Clock
-    Frame k is scheduled at the absolute time ``t0 + k / 30`` with ``loop.call_at``, so errors do
-    not accumulate. A frame that runs late by a whole period or more is skipped (counted in
-    ``stats.missed_frames``), never sent in a burst: the robot plays at its own rate and a burst
-    would only overflow its buffer.
+    Frame k is due at the absolute time ``t0 + k / 30``, so errors do not accumulate. It is
+    *prepared* on the event loop ``lead_s`` (10 ms) early, with ``loop.call_at``, and *released*
+    at exactly its time by the link's release thread (:meth:`driver.link.Link.frame_at`): the
+    loop may be busy, or wake a millisecond late, without the robot noticing. (``release="loop"``
+    prepares and sends each frame on the loop when due, as before.) A frame whose time has passed
+    by a whole period or more is skipped (counted in ``stats.missed_frames``), never sent in a
+    burst: the robot plays at its own rate and a burst would only overflow its buffer.
 
 Face image
     DisplayImage is sent only when the encoded image changed, because the robot keeps showing
@@ -22,6 +25,13 @@ Frame order
     Within a frame the controller sends StartAnimation (first frame of a clip), the keyframe
     packets, the face image, then the audio packet, which closes the frame; after a clip's last
     frame it sends EndAnimation.
+
+Sounds, sprites, events
+    RobotAudio keyframes become sound through ``audio_resolver`` and FaceAnimation keyframes
+    (sprite sequences) become face images through ``sprite_resolver``; ``resources=`` sets up
+    both from a resource tree. They are looked up when a clip is queued, not in the frame.
+    Event keyframes reach ``on_event`` callbacks (the controller's and the playback's) when
+    their frame goes out, and :meth:`Playback.wait_for_event` / :meth:`Playback.fired`.
 
 Completion
     A playback completes when the robot answers AnimationEnded for its ``anim_id``; if no answer
@@ -43,8 +53,10 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import logging
 import math
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -61,6 +73,7 @@ from .clip import (
     BackpackLights,
     BodyMotion,
     Clip,
+    FaceAnimation,
     RobotAudio,
 )
 from .face import FaceParams, FaceRenderer
@@ -73,10 +86,14 @@ __all__ = [
     "END_TIMEOUT_S",
     "FPS",
     "FRAME_MS",
+    "RELEASE_LEAD_S",
     "TRACKS",
     "AnimationController",
+    "AudioResolver",
     "ControllerStats",
+    "EventHandler",
     "Lock",
+    "SpriteResolver",
     "Timeline",
     "TrackError",
 ]
@@ -88,6 +105,9 @@ FRAME_MS = 1000.0 / FPS
 DISPLAY_REFRESH_S = 25.0
 #: How long to wait for AnimationEnded after EndAnimation before completing a playback anyway.
 END_TIMEOUT_S = 1.0
+#: With release="thread", each frame is prepared this long before its time: room for the loop
+#: to be busy (or to wake late) without the frame missing its slot.
+RELEASE_LEAD_S = 0.010
 #: The tracks a clip or a behaviour can use or lock.
 TRACKS: frozenset[str] = frozenset({"head", "lift", "body", "face", "lights", "audio"})
 _TRACK_ALIASES = {"wheels": "body", "backpack": "lights", "backpack_lights": "lights"}
@@ -251,7 +271,13 @@ def _radius(kf: BodyMotion) -> int:
     return int(_clamp(round(value), -32768, 32767))
 
 
+#: Turns a RobotAudio keyframe into 744-byte µ-law frames (None: no sound for it).
 AudioResolver = Callable[[RobotAudio], "Sequence[bytes] | None"]
+#: Turns a FaceAnimation keyframe's sprite sequence name into encoded DisplayImage frames, one per
+#: 1/30 s (None: no such sequence).
+SpriteResolver = Callable[[str], "Sequence[bytes] | None"]
+#: Called with (playback, event_id) when a clip's Event keyframe goes out to the robot.
+EventHandler = Callable[[Playback, str], None]
 
 
 class Timeline:
@@ -263,7 +289,8 @@ class Timeline:
 
     def __init__(self, clip: Clip, params: PlaybackParams | None = None, *, head_start_deg: float = 0.0,
                  lift_start_mm: float = LIFT_MIN_MM, audio: Sequence[bytes] | None = None,
-                 audio_resolver: AudioResolver | None = None) -> None:
+                 audio_resolver: AudioResolver | None = None,
+                 sprite_resolver: SpriteResolver | None = None) -> None:
         p = params or PlaybackParams()
         self.clip = clip
         self.params = p
@@ -274,6 +301,9 @@ class Timeline:
         self.packets: dict[int, list[tuple[str, Any]]] = {}
         self.events: dict[int, list[str]] = {}
         self.audio: dict[int, bytes] = {}
+        #: frame -> encoded face image of a FaceAnimation sprite sequence (overrides procedural eyes)
+        self.sprites: dict[int, bytes] = {}
+        #: keyframe kinds this timeline cannot play (no resolver given for them)
         self.unsupported: set[str] = set()
 
         def head_packet(dur: int, value: float, var: int = 0) -> Any:
@@ -322,8 +352,17 @@ class Timeline:
                 self._put(off, "lights", m.AnimBackpackLights(colors=[0, 0, 0, 0, 0]))
         for ek in clip.event:
             self.events.setdefault(_frame_of(ek.trigger_time_ms / s), []).append(ek.event_id)
-        if clip.face_animation:
-            self.unsupported.add("FaceAnimation")
+        for fk in clip.face_animation:
+            images = sprite_resolver(fk.anim_name) if sprite_resolver is not None else None
+            if not images:
+                if sprite_resolver is None:
+                    self.unsupported.add("FaceAnimation")
+                continue
+            # one sprite per 1/30 s of the clip's own time: speed 2 shows every other one
+            start = _frame_of(fk.trigger_time_ms / s)
+            count = len(images)
+            for j in range(max(1, math.ceil(count / s - _EPS))):
+                self.sprites[start + j] = bytes(images[min(count - 1, int(j * s + _EPS))])
 
         #: procedural face keyframes: real trigger times (ms) and faces
         self.face_times = [k.trigger_time_ms / s for k in clip.procedural_face]
@@ -342,7 +381,7 @@ class Timeline:
             for j, chunk in enumerate(frames):
                 self.audio[start + j] = bytes(chunk)
         ends = [last]
-        for table in (self.packets, self.events, self.audio):
+        for table in (self.packets, self.events, self.audio, self.sprites):
             if table:
                 ends.append(max(table))
         for motion in (self.head, self.lift):
@@ -356,7 +395,8 @@ class Timeline:
 
     @property
     def has_face(self) -> bool:
-        return bool(self.faces)
+        """True when the clip drives the face (procedural eyes or sprite sequences)."""
+        return bool(self.faces) or bool(self.sprites)
 
     def face_at(self, t_ms: float) -> FaceParams | None:
         """The procedural face at ``t_ms`` (linear between keyframes), None before the first."""
@@ -434,6 +474,8 @@ class ControllerStats:
 
     frames: int = 0
     missed_frames: int = 0
+    #: frames prepared after their release time (sent at once, late), release="thread" only
+    late_frames: int = 0
     images_sent: int = 0
     audio_frames: int = 0
     silence_frames: int = 0
@@ -442,7 +484,9 @@ class ControllerStats:
     max_late_ms: float = 0.0
     max_frame_cost_ms: float = 0.0
     max_render_ms: float = 0.0
+    #: how late each of the last 2000 clock wake-ups was (ms after it was due)
     late_ms: deque[float] = field(default_factory=lambda: deque(maxlen=2000))
+    events_fired: int = 0
 
 
 class _Active:
@@ -482,18 +526,52 @@ class AnimationController:
     """Streams animation frames to one robot at 30 fps (see the module docstring).
 
     Create it with the robot, ``start()`` it on the running loop (``play`` starts it too), and
-    ``await stop()`` at the end. ``audio_resolver`` turns a clip's RobotAudio keyframe into
-    µ-law frames (None: such keyframes are silent). ``seed`` makes the idle face reproducible.
+    ``await stop()`` at the end.
+
+    - ``audio_resolver`` turns a clip's RobotAudio keyframe into µ-law frames and
+      ``sprite_resolver`` a FaceAnimation keyframe's sprite sequence into face images;
+      ``resources`` (a Cozmo resource tree, or several searched in order) provides both by default
+      (:class:`~driver.animation.audio.SoundLibrary`,
+      :class:`~driver.animation.display.SpriteLibrary`). Without them such keyframes are skipped.
+    - ``on_event(playback, event_id)`` is called when a clip's Event keyframe goes out.
+    - ``release``: ``"thread"`` (default) prepares each frame ``lead_s`` early on the loop and has
+      the link's release thread send it at the exact frame time; ``"loop"`` prepares and sends it
+      on the loop when due (``wake_early_s`` then wakes that much early and spins to the time).
+      ``release_priority`` asks for a real-time (SCHED_FIFO) priority for the release thread and
+      ``release_cpu`` pins it to one CPU (see :mod:`driver.link` on why frames can be late
+      without either while the loop is busy).
+    - ``seed`` makes the idle face reproducible.
     """
 
     def __init__(self, robot: Robot, *, idle_face: FaceParams | None = None,
-                 audio_resolver: AudioResolver | None = None, seed: int | None = None,
-                 idle: bool = True, wake_early_s: float = 0.0) -> None:
+                 audio_resolver: AudioResolver | None = None, sprite_resolver: SpriteResolver | None = None,
+                 resources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+                 on_event: EventHandler | None = None,
+                 seed: int | None = None, idle: bool = True, release: str = "thread",
+                 lead_s: float = RELEASE_LEAD_S, release_priority: int | None = None,
+                 release_cpu: int | None = None, wake_early_s: float = 0.0) -> None:
+        if release not in ("thread", "loop"):
+            raise ValueError(f"release must be 'thread' or 'loop', got {release!r}")
+        if not 0.0 <= lead_s <= 0.5 * FRAME_S:
+            raise ValueError(f"lead_s must be within 0..{0.5 * FRAME_S:.4f} s, got {lead_s!r}")
         self.robot = robot
-        #: wake this much before a frame is due and spin to the exact time (0: off). It removes
-        #: the loop's ~1 ms timer rounding at the price of up to this much busy CPU per frame.
+        self.release = release
+        #: release="thread": prepare each frame this long before it is due
+        self.lead_s = lead_s
+        self.release_priority = release_priority
+        self.release_cpu = release_cpu
+        #: release="loop": wake this much before a frame is due and spin to the exact time (0: off).
+        #: It removes the loop's ~1 ms timer rounding at the price of up to this much busy CPU per frame.
         self.wake_early_s = max(0.0, min(0.002, wake_early_s))
+        if resources is not None:
+            from .audio import SoundLibrary
+            from .display import SpriteLibrary
+
+            audio_resolver = audio_resolver or SoundLibrary(resources, seed=seed)
+            sprite_resolver = sprite_resolver or SpriteLibrary(resources)
         self.audio_resolver = audio_resolver
+        self.sprite_resolver = sprite_resolver
+        self.on_event = on_event
         self.idle_face = idle_face or facemod.DEFAULT_FACE
         self.idle_enabled = idle
         #: resend an unchanged face image this often (the robot blanks after 30 s without one)
@@ -521,6 +599,7 @@ class AnimationController:
         self._next_saccade = 0.0
         self._head_deg: float | None = None
         self._lift_mm: float | None = None
+        self._unplayable: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -529,6 +608,12 @@ class AnimationController:
         if self._handle is not None:
             return
         self._loop = asyncio.get_running_loop()
+        link = self.robot.link
+        if link is not None and hasattr(link, "release_priority"):  # effective when its release thread starts
+            if self.release_priority is not None:
+                link.release_priority = self.release_priority
+            if self.release_cpu is not None:
+                link.release_cpu = self.release_cpu
         if self._remove_listener is None:
             self._remove_listener = self.robot.add_listener(self._on_robot_event)
         now = self._loop.time()
@@ -566,14 +651,16 @@ class AnimationController:
     # ------------------------------------------------------------------ playing
 
     def play(self, clip: Clip, *, params: PlaybackParams | None = None, tracks: Iterable[str] | None = None,
-             audio: Sequence[bytes] | None = None, owner: object | None = None) -> Playback:
+             audio: Sequence[bytes] | None = None, owner: object | None = None,
+             on_event: EventHandler | None = None) -> Playback:
         """Play ``clip`` from the next frame, cancelling the clip on air (the queue stays queued).
 
         ``tracks`` limits the clip to some tracks (default: all); ``audio`` is a sound of µ-law
         frames to play from the clip's first frame; ``owner`` lets the clip use tracks that
-        owner has locked.
+        owner has locked; ``on_event(playback, event_id)`` hears this clip's Event keyframes
+        (besides the controller's own ``on_event``).
         """
-        pb = self._make(clip, params, tracks, audio, owner)
+        pb = self._make(clip, params, tracks, audio, owner, on_event)
         if self._active is not None:
             self._cancel(self._active.pb, f"superseded by {clip.name!r}")
         self._queue.appendleft(pb)
@@ -581,20 +668,50 @@ class AnimationController:
         return pb
 
     def queue(self, clip: Clip, *, params: PlaybackParams | None = None, tracks: Iterable[str] | None = None,
-              audio: Sequence[bytes] | None = None, owner: object | None = None) -> Playback:
-        """Play ``clip`` after everything already playing or queued."""
-        pb = self._make(clip, params, tracks, audio, owner)
+              audio: Sequence[bytes] | None = None, owner: object | None = None,
+              on_event: EventHandler | None = None) -> Playback:
+        """Play ``clip`` after everything already playing or queued (arguments as for :meth:`play`)."""
+        pb = self._make(clip, params, tracks, audio, owner, on_event)
         self._queue.append(pb)
         self.start()
         return pb
 
     def _make(self, clip: Clip, params: PlaybackParams | None, tracks: Iterable[str] | None,
-              audio: Sequence[bytes] | None, owner: object | None) -> Playback:
+              audio: Sequence[bytes] | None, owner: object | None, on_event: EventHandler | None) -> Playback:
         if not isinstance(clip, Clip):
             raise AnimationError(f"play expects a Clip, got {type(clip).__name__}")
         pb = Playback(self, clip, params or PlaybackParams(), normalise_tracks(tracks), owner)
         pb.audio = audio
+        if on_event is not None:
+            pb.on_event.append(on_event)
+        # Sounds and sprites are looked up (and converted) here, not in the 30 fps frame.
+        pb._sounds = {kf: self._resolve_audio(clip, kf) for kf in clip.robot_audio}
+        pb._sprites = {kf.anim_name: self._resolve_sprites(clip, kf) for kf in clip.face_animation}
         return pb
+
+    def _resolve_audio(self, clip: Clip, kf: RobotAudio) -> Sequence[bytes] | None:
+        if self.audio_resolver is None:
+            return None
+        try:
+            return self.audio_resolver(kf)
+        except Exception:  # a bad sound must not stop the clip
+            log.exception("clip %r: sound for RobotAudio at %d ms failed", clip.name, kf.trigger_time_ms)
+            return None
+
+    def _resolve_sprites(self, clip: Clip, kf: FaceAnimation) -> Sequence[bytes] | None:
+        images: Sequence[bytes] | None = None
+        if self.sprite_resolver is not None:
+            try:
+                images = self.sprite_resolver(kf.anim_name)
+            except Exception:
+                log.exception("clip %r: sprite sequence %r failed", clip.name, kf.anim_name)
+        if not images and (clip.name, kf.anim_name) not in self._unplayable:
+            self._unplayable.add((clip.name, kf.anim_name))
+            why = "no sprite resolver (give resources= or sprite_resolver=)" if self.sprite_resolver is None \
+                else "no such sprite sequence"
+            log.warning("clip %r: FaceAnimation %r at %d ms is not shown: %s", clip.name, kf.anim_name,
+                        kf.trigger_time_ms, why)
+        return images
 
     @property
     def current(self) -> Playback | None:
@@ -687,27 +804,37 @@ class AnimationController:
         assert loop is not None
         now = loop.time()
         due = self._t0 + self._k * FRAME_S
-        if self.wake_early_s and now < due:
+        ahead = self.release == "thread"
+        if not ahead and self.wake_early_s and now < due:
             while now < due:  # bounded by wake_early_s (at most 2 ms)
                 now = loop.time()
-        late = now - due
-        if late >= FRAME_S:
-            skipped = int(late / FRAME_S)
+        late = now - (due - self.lead_s if ahead else due)
+        if now - due >= FRAME_S:
+            # The loop was held for a whole period or more: skip those frames, never burst them.
+            skipped = int((now - due) / FRAME_S)
             self.stats.missed_frames += skipped
             self._k += skipped
+            due += skipped * FRAME_S
             late -= skipped * FRAME_S
         self.stats.late_ms.append(late * 1000.0)
         self.stats.max_late_ms = max(self.stats.max_late_ms, late * 1000.0)
         started = time.perf_counter()
         try:
-            self._frame(now)
+            if ahead:
+                if now > due:
+                    self.stats.late_frames += 1
+                self._frame(due, release_at=due)
+            else:
+                self._frame(now)
         except Exception:
             log.exception("animation frame %d failed", self._k)
         self.stats.max_frame_cost_ms = max(self.stats.max_frame_cost_ms, (time.perf_counter() - started) * 1000.0)
         self._k += 1
-        self._handle = loop.call_at(self._t0 + self._k * FRAME_S - self.wake_early_s, self._tick)
+        early = self.lead_s if ahead else self.wake_early_s
+        self._handle = loop.call_at(self._t0 + self._k * FRAME_S - early, self._tick)
 
-    def _frame(self, now: float) -> None:
+    def _frame(self, now: float, release_at: float | None = None) -> None:
+        """Prepare the frame of time ``now`` and send it (at ``release_at``, when given)."""
         if not self.robot.connected:
             self.stats.offline_frames += 1
             return
@@ -716,7 +843,7 @@ class AnimationController:
         face: FaceParams | bytes | None = None
         clip_face = False
         if self._active is None and self._queue:
-            self._begin(self._queue.popleft(), out)
+            self._begin(self._queue.popleft(), out, now)
         act = self._active
         if act is not None:
             face, audio, clip_face = self._clip_frame(act, now, out)
@@ -731,26 +858,30 @@ class AnimationController:
             lk = self._lock_with("audio", "audio")
             if lk is not None:
                 audio = lk.audio.popleft()
+        link = self.robot.link
+        clocked = release_at is not None and link is not None and callable(getattr(link, "frame_at", None))
         # send: keyframes, face image, then the audio packet that closes the frame
         try:
-            for packet in out:
-                self.robot.send(packet)
-            if face is not None:
-                self._show(face, now)
-            self.robot.play_audio_frame(audio)
-            if audio is None:
-                self.stats.silence_frames += 1
-            else:
-                self.stats.audio_frames += 1
-            self.stats.frames += 1
-            if act is not None and self._active is act and act.total is not None and act.frame >= act.total:
-                self._complete(act, now)
-            # Put the frame on the wire now rather than on the loop's next turn, where other ready
-            # tasks could hold it back (used when the link offers a public flush).
-            flush = getattr(self.robot.link, "flush", None)
-            if callable(flush):
-                flush()
-        except RobotError as exc:
+            with link.frame_at(release_at) if clocked else contextlib.nullcontext():  # type: ignore[union-attr]
+                for packet in out:
+                    self.robot.send(packet)
+                if face is not None:
+                    self._show(face, now)
+                self.robot.play_audio_frame(audio)
+                if audio is None:
+                    self.stats.silence_frames += 1
+                else:
+                    self.stats.audio_frames += 1
+                self.stats.frames += 1
+                if act is not None and self._active is act and act.total is not None and act.frame >= act.total:
+                    self._complete(act, now)
+            if not clocked:
+                # Put the frame on the wire now rather than on the loop's next turn, where other
+                # ready tasks could hold it back (used when the link offers a public flush).
+                flush = getattr(link, "flush", None)
+                if callable(flush):
+                    flush()
+        except (RobotError, ConnectionError) as exc:
             self.stats.send_errors += 1
             log.debug("frame not sent: %s", exc)
 
@@ -770,7 +901,7 @@ class AnimationController:
 
     # ------------------------------------------------------------------ clips
 
-    def _begin(self, pb: Playback, out: list[Any]) -> None:
+    def _begin(self, pb: Playback, out: list[Any], now: float) -> None:
         head0 = self._head_deg
         lift0 = self._lift_mm
         state = self.robot.state
@@ -783,14 +914,18 @@ class AnimationController:
         if lift0 is None:
             lift0 = float(clip.lift_height[0].height_mm) if clip.lift_height else LIFT_MIN_MM
         audio = pb.audio
+        # the sounds and sprites were resolved when the clip was queued (see _make)
+        sounds, sprites = pb._sounds, pb._sprites
+        audio_resolver = (lambda kf: sounds.get(kf)) if self.audio_resolver is not None else None
+        sprite_resolver = (lambda name: sprites.get(name)) if self.sprite_resolver is not None else None
         tl0 = Timeline(clip, pb.params, head_start_deg=head0, lift_start_mm=lift0, audio=audio,
-                       audio_resolver=self.audio_resolver)
+                       audio_resolver=audio_resolver, sprite_resolver=sprite_resolver)
         tl1 = tl0
         fit = pb.params.fit_for(clip, tl0.frames * FRAME_MS)
         if fit is Fit.LOOP:
             tl1 = Timeline(clip, pb.params, head_start_deg=tl0.head.end_value if tl0.head else head0,
                            lift_start_mm=tl0.lift.end_value if tl0.lift else lift0, audio=audio,
-                           audio_resolver=self.audio_resolver)
+                           audio_resolver=audio_resolver, sprite_resolver=sprite_resolver)
         if tl0.unsupported:
             log.debug("clip %r: %s keyframes are not played", clip.name, ", ".join(sorted(tl0.unsupported)))
         total: int | None = tl0.frames
@@ -801,14 +936,15 @@ class AnimationController:
         self._next_anim_id = self._next_anim_id % 255 + 1
         pb.anim_id = self._next_anim_id
         pb.state = PlaybackState.PLAYING
-        pb.started_at = self._loop.time() if self._loop else None
+        pb.started_at = now
         self._active = _Active(pb, tl0, tl1, total, fit, self._face, head0, lift0)
         out.append(m.StartAnimation(anim_id=pb.anim_id))
 
     def _allowed(self, act: _Active, track: str) -> bool:
         return track in act.pb.tracks and not self.locked(track, owner=act.pb.owner)
 
-    def _clip_frame(self, act: _Active, now: float, out: list[Any]) -> tuple[FaceParams | None, bytes | None, bool]:
+    def _clip_frame(self, act: _Active, now: float,
+                    out: list[Any]) -> tuple[FaceParams | bytes | None, bytes | None, bool]:
         g = act.frame
         tl, i, frozen = act.locate(g)
         t_ms = i * FRAME_MS
@@ -822,8 +958,9 @@ class AnimationController:
                     out.append(packet)
                     if type(packet).__name__ == "AnimBody":
                         act.body_moving = packet.speed != 0
-            for event_id in tl.events.get(i, ()):
-                act.pb.events.append((event_id, now))
+            events = tl.events.get(i)
+            if events:
+                self._fire(act.pb, events, now)
         for track, packet in act.extra.pop(g, ()):
             if self._allowed(act, track) and not in_exit:
                 out.append(packet)
@@ -855,9 +992,14 @@ class AnimationController:
                     self._remember_pose(track, motion.segments[seg_index].b)
                 if first_pass and act.entry_frames and g == act.entry_frames:
                     self._catch_up(act, tl, track, motion, t_ms, g, out)
-        face: FaceParams | None = None
+        face: FaceParams | bytes | None = None
         clip_face = tl.has_face and self._allowed(act, "face")
-        if clip_face:
+        sprite = tl.sprites.get(i) if clip_face else None
+        if sprite is not None:
+            face = sprite  # a sprite sequence frame: shown as drawn, no blending
+        elif clip_face and not tl.faces:
+            face = None  # between or after sprite sequences: the face holds the last image
+        elif clip_face:
             clip_face_now = tl.face_at(t_ms)
             face = clip_face_now if clip_face_now is not None else act.last_face or act.start_face
             if in_entry:
@@ -875,6 +1017,21 @@ class AnimationController:
         if act.pb.started_at is None:
             act.pb.started_at = now
         return face, audio, clip_face
+
+    def _fire(self, pb: Playback, event_ids: list[str], at: float) -> None:
+        """Event keyframes are in the frame of time ``at``: tell listeners when that frame goes out."""
+        assert self._loop is not None
+        self._loop.call_at(at, self._deliver_events, pb, tuple(event_ids), at)
+
+    def _deliver_events(self, pb: Playback, event_ids: tuple[str, ...], at: float) -> None:
+        for event_id in event_ids:  # in clip order
+            self.stats.events_fired += 1
+            pb._event(event_id, at)
+            for handler in ([self.on_event] if self.on_event is not None else []) + list(pb.on_event):
+                try:
+                    handler(pb, event_id)
+                except Exception:  # a listener's bug must not stop the clock
+                    log.exception("event handler failed on %r of clip %r", event_id, pb.clip.name)
 
     def _catch_up(self, act: _Active, tl: Timeline, track: str, motion: _Motion, t_ms: float, g: int,
                   out: list[Any]) -> None:

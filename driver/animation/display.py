@@ -29,10 +29,19 @@ repeat opcode, and a trailing dark run is dropped when a column opcode follows i
 The encoder is vectorised with numpy (runs are found for the whole picture at once, columns are
 compared as packed 32-bit words) because it runs for every frame, 30 times a second, on small
 hardware.
+
+:class:`SpriteLibrary` turns the app's face sprite sequences (folders of PNG frames, played by
+clips' FaceAnimation keyframes) into such encoded pictures.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,11 +50,16 @@ __all__ = [
     "BLANK_SCREEN",
     "DISPLAY_HEIGHT",
     "DISPLAY_WIDTH",
+    "MAX_IMAGE_BYTES",
     "DisplayFormatError",
+    "SpriteLibrary",
     "as_pixels",
     "decode",
     "encode",
+    "sprite_image",
 ]
+
+log = logging.getLogger(__name__)
 
 DISPLAY_WIDTH = 128
 DISPLAY_HEIGHT = 32
@@ -53,6 +67,9 @@ _PIXELS = DISPLAY_WIDTH * DISPLAY_HEIGHT
 
 #: The encoding of an all-dark screen: skip 64 columns, twice.
 BLANK_SCREEN = b"\x3f\x3f"
+#: The largest encoded picture one DisplayImage packet carries (1037-byte packet payload, less the
+#: packet header, the message id and the length field).
+MAX_IMAGE_BYTES = 1037 - 3 - 1 - 2
 
 _OP_SKIP_COLUMNS = 0x00
 _OP_REPEAT_COLUMNS = 0x40
@@ -218,3 +235,124 @@ def decode(data: bytes | bytearray | memoryview) -> np.ndarray:
             cols[column : column + count] = cols[column - 1]
         pos = (column + count) * DISPLAY_HEIGHT
     return np.ascontiguousarray(cols.T)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sprite sequences
+
+
+def sprite_image(path: str | os.PathLike[str], row_offset: int = 0) -> bytes:
+    """One sprite frame (a PNG or any image Pillow reads) as encoded DisplayImage bytes.
+
+    A 128 x 32 image is the picture as sent; a 128 x 64 one is the full OLED, of which every other
+    row is kept (``row_offset`` 0 keeps rows 0, 2, ...), as for the procedural face. Pixels of
+    grey level >= 128 (after dropping any alpha onto black) are lit. Raises
+    :class:`DisplayFormatError` naming the file for other sizes, unreadable files and pictures too
+    detailed for one DisplayImage.
+    """
+    from PIL import Image, UnidentifiedImageError  # local: only sprites need Pillow
+
+    name = os.fspath(path)
+    try:
+        with Image.open(name) as img:
+            img.load()
+            if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
+                rgba = img.convert("RGBA")
+                base = Image.new("RGBA", rgba.size, (0, 0, 0, 255))
+                grey = np.asarray(Image.alpha_composite(base, rgba).convert("L"))
+            else:
+                grey = np.asarray(img.convert("L"))
+    except (OSError, UnidentifiedImageError) as exc:
+        raise DisplayFormatError(f"{name}: cannot read the image: {exc}") from None
+    height, width = grey.shape
+    if width != DISPLAY_WIDTH or height not in (DISPLAY_HEIGHT, 2 * DISPLAY_HEIGHT):
+        raise DisplayFormatError(
+            f"{name}: a face sprite must be {DISPLAY_WIDTH}x{DISPLAY_HEIGHT} or "
+            f"{DISPLAY_WIDTH}x{2 * DISPLAY_HEIGHT} pixels, got {width}x{height}"
+        )
+    if height == 2 * DISPLAY_HEIGHT:
+        grey = grey[row_offset::2]
+    data = encode(grey >= 128)
+    if len(data) > MAX_IMAGE_BYTES:
+        raise DisplayFormatError(
+            f"{name}: encodes to {len(data)} bytes, more than one DisplayImage carries ({MAX_IMAGE_BYTES}); "
+            "simplify the picture"
+        )
+    return data
+
+
+def _natural_key(path: Path) -> list[Any]:
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", path.name)]
+
+
+class SpriteLibrary:
+    """FaceAnimation sprite sequences -> encoded face pictures, from a resource tree.
+
+    A sequence called ``name`` is the folder ``assets/faceAnimations/<name>/`` of a Cozmo
+    resource tree (``roots``: one or several, each the ``cozmo_resources`` directory or its
+    parent, searched in order): its PNG files,
+    in natural file-name order, are its frames, one per 1/30 s. Converted sequences are cached
+    (``cache_size`` of them). Calling the library returns None for a sequence that is missing or
+    unreadable, after one warning per sequence, so a clip with a bad sprite still plays the
+    rest of its tracks; :meth:`load` raises instead.
+    """
+
+    def __init__(self, roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
+                 cache_size: int = 32) -> None:
+        if isinstance(roots, (str, os.PathLike)):
+            roots = [roots]
+        self.folders = []
+        for root in roots:
+            base = Path(root)
+            if (base / "cozmo_resources").is_dir():
+                base = base / "cozmo_resources"
+            self.folders.append(base / "assets" / "faceAnimations")
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, list[bytes]] = OrderedDict()
+        self._warned: set[str] = set()
+
+    def names(self) -> list[str]:
+        """The sequences available, sorted."""
+        return sorted({p.name for folder in self.folders if folder.is_dir() for p in folder.iterdir() if p.is_dir()})
+
+    def load(self, name: str) -> list[bytes]:
+        """The frames of sequence ``name``; raises :class:`DisplayFormatError` if missing or bad."""
+        cached = self._cache.get(name)
+        if cached is not None:
+            self._cache.move_to_end(name)
+            return cached
+        folder = self._find(name)
+        if folder is None:
+            where = " or ".join(str(folder / name) for folder in self.folders)
+            raise DisplayFormatError(f"no sprite sequence {name!r}: expected a folder {where}")
+        files = sorted((p for p in folder.iterdir() if p.suffix.lower() == ".png" and p.is_file()), key=_natural_key)
+        if not files:
+            raise DisplayFormatError(f"sprite sequence {name!r}: no PNG frames in {folder}")
+        frames = [sprite_image(f) for f in files]
+        self._cache[name] = frames
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return frames
+
+    def __call__(self, name: str) -> list[bytes] | None:
+        """The frames of sequence ``name``, or None (with one warning) when it cannot be shown."""
+        try:
+            return self.load(name)
+        except DisplayFormatError as exc:
+            if name not in self._warned:
+                self._warned.add(name)
+                log.warning("face sprite sequence not shown: %s", exc)
+            return None
+
+    def _find(self, name: str) -> Path | None:
+        if not name or "/" in name or "\\" in name or name in (".", ".."):
+            return None
+        for folder in self.folders:
+            exact = folder / name
+            if exact.is_dir():
+                return exact
+            if folder.is_dir():  # file systems differ on case; the app's names are lower case
+                for p in folder.iterdir():
+                    if p.is_dir() and p.name.lower() == name.lower():
+                        return p
+        return None

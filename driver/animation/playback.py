@@ -7,6 +7,8 @@ travel as one immutable :class:`PlaybackParams`; the controller applies them whe
 
 :class:`Playback` is what :meth:`AnimationController.play` returns: awaitable, and pollable with
 ``done()`` so a behaviour-tree node can start a clip on one tick and look at it on the next.
+The clip's Event keyframes reach behaviours through it too: ``on_event`` callbacks, ``fired()``
+for polling and ``await wait_for_event()``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .clip import AnimationError, Clip
 
 if TYPE_CHECKING:
+    from .clip import RobotAudio
     from .controller import AnimationController
 
 __all__ = [
@@ -181,10 +184,16 @@ class Playback:
         self.frames_sent = 0
         self.robot_started = False
         self.ended_by_robot = False
-        #: clip Event keyframes that fired, as (event_id, loop time)
+        #: clip Event keyframes that went out to the robot, as (event_id, loop time of their frame)
         self.events: list[tuple[str, float]] = []
+        #: called with (playback, event_id) as each Event keyframe goes out
+        self.on_event: list[Callable[[Playback, str], None]] = []
         self._future: asyncio.Future[None] = loop.create_future()
         self._future.add_done_callback(_consume_exception)
+        self._event_waiters: list[tuple[str, asyncio.Future[bool]]] = []
+        # sounds and sprite sequences resolved when the playback was made (set by the controller)
+        self._sounds: dict[RobotAudio, Sequence[bytes] | None] = {}
+        self._sprites: dict[str, Sequence[bytes] | None] = {}
 
     def __await__(self) -> Generator[Any, None, None]:
         return self._future.__await__()
@@ -203,6 +212,28 @@ class Playback:
         """True when the playback was cancelled."""
         return self.state is PlaybackState.CANCELLED
 
+    def fired(self, event_id: str) -> bool:
+        """True once the clip's Event keyframe ``event_id`` went out (for polling from a tree tick)."""
+        return any(e == event_id for e, _ in self.events)
+
+    async def wait_for_event(self, event_id: str) -> bool:
+        """Wait for the Event keyframe ``event_id``: True when it fires, False when the playback
+        ends (completes or is cancelled) without it."""
+        if self.fired(event_id):
+            return True
+        if self.done():
+            return False
+        fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._event_waiters.append((event_id, fut))
+        return await fut
+
+    def _event(self, event_id: str, at: float) -> None:
+        self.events.append((event_id, at))
+        for waited, fut in [w for w in self._event_waiters if w[0] == event_id]:
+            self._event_waiters.remove((waited, fut))
+            if not fut.done():
+                fut.set_result(True)
+
     def cancel(self, reason: str = "cancelled") -> None:
         """Stop the clip now (or drop it from the queue); the robot is told to abort it."""
         self.controller._cancel(self, reason)
@@ -216,6 +247,10 @@ class Playback:
             self._future.set_result(None)
         else:
             self._future.set_exception(error)
+        waiters, self._event_waiters = self._event_waiters, []
+        for _, fut in waiters:
+            if not fut.done():
+                fut.set_result(False)
 
     def __repr__(self) -> str:
         return f"<Playback {self.clip.name!r} anim_id={self.anim_id} {self.state.value}>"

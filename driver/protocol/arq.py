@@ -133,7 +133,7 @@ class SendWindow:
         """Packets whose own timeout expired; marks them as sent again now."""
         out: list[Outstanding] = []
         for entry in self._in_flight:
-            if now - entry.last_sent >= rto:
+            if entry.last_sent + rto <= now:  # the same sum next_deadline() schedules for
                 entry.last_sent = now
                 entry.sends += 1
                 out.append(entry)
