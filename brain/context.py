@@ -25,6 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 __all__ = [
     "AnimationProvider",
     "BrainContext",
+    "event_value_matches",
     "PlayHandle",
     "TimedAnimations",
     "TimedHandle",
@@ -121,6 +122,21 @@ class TimedAnimations:
         self.face = name
 
 
+def event_value_matches(event: Any, expected: bool | str | None) -> bool:
+    """Whether a robot event has the value a reaction or condition asks for.
+
+    None accepts any event; a bool is compared with a status edge's ``value``; a string names a
+    value such as an orientation (events with a ``matches`` method decide, e.g. ``on_side``).
+    Events without a value match any expectation.
+    """
+    if expected is None or not hasattr(event, "value"):
+        return True
+    if isinstance(expected, str):
+        matches = getattr(event, "matches", None)
+        return bool(matches(expected)) if callable(matches) else str(event.value) == expected
+    return bool(event.value) == expected
+
+
 @dataclass
 class BrainContext:
     """Everything the nodes of one robot's tree act on.
@@ -141,6 +157,10 @@ class BrainContext:
     rng: random.Random = field(default_factory=random.Random)
     events: deque[Any] = field(default_factory=lambda: deque(maxlen=DEFAULT_EVENT_MEMORY))
     branch: dict[str, Any] = field(default_factory=dict)
+    #: The same events filed by kind, each kind with its own memory: a condition asking for a rare
+    #: kind ("poked within 90 s") reads a short list, and frequent status events cannot push a
+    #: rare one out of memory.
+    _by_kind: dict[str, deque[Any]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.animations is None:
@@ -153,20 +173,32 @@ class BrainContext:
     def push_event(self, event: Any) -> None:
         """Remember a robot event (called by the heartbeat as it drains the event queue)."""
         self.events.append(event)
+        kind = getattr(event, "kind", None)
+        if kind is not None:
+            filed = self._by_kind.get(kind)
+            if filed is None:
+                filed = self._by_kind[kind] = deque(maxlen=DEFAULT_EVENT_MEMORY)
+            filed.append(event)
 
     def recent_events(self, kind: str | None = None, within_s: float | None = None,
                       since: float | None = None) -> Iterator[Any]:
         """Remembered events, newest first, optionally of one ``kind``, younger than ``within_s``
         seconds and strictly later than ``since``."""
         now = self.clock()
-        for event in reversed(self.events):
+        if kind is None:
+            source: deque[Any] = self.events
+        else:
+            filed = self._by_kind.get(kind)
+            if filed is None:
+                return
+            source = filed
+        for event in reversed(source):
             at = float(getattr(event, "at", 0.0))
             if within_s is not None and now - at > within_s:
                 break
             if since is not None and at <= since:
                 break
-            if kind is None or getattr(event, "kind", None) == kind:
-                yield event
+            yield event
 
     def fire_emotion(self, name: str | None) -> bool:
         """Trigger emotion event ``name`` on the mood, if there is a mood and it knows the event."""

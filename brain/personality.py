@@ -34,8 +34,9 @@ from py_trees.behaviour import Behaviour
 from py_trees.decorators import Decorator
 
 from brain.assets.issues import Issue, Severity
-from brain.context import BrainContext
+from brain.context import BrainContext, event_value_matches
 from brain.graph import Graph
+from brain.nodes.conditions import ORIENTATION_NAMES
 from brain.nodes.cozmo_behaviors import BehaviorSpec
 from brain.nodes.decorators import Cooldown
 from brain.nodes.registry import (
@@ -71,9 +72,11 @@ NODE_KEYS = ("type", "behavior", "use", "id", "name", "params", "children", "chi
 REACTION_KEYS = ("behavior", "use", "type", "tree", "priority", "shouldResumeLast", "event", "params", "id",
                  "name", "comment")
 
-#: Reaction trigger → (robot event kind, status edge value or None). Cozmo's trigger names plus a few
-#: for events the driver reports that Cozmo's map had no trigger for.
-REACTION_EVENTS: dict[str, tuple[str, bool | None]] = {
+#: Reaction trigger → (robot event kind, the event's value or None for any). The value is a status
+#: flag's edge (True: turned on) or, for orientation changes, the new orientation (``on_side``:
+#: either side). Cozmo's trigger names plus a few for events the driver reports that Cozmo's map
+#: had no trigger for.
+REACTION_EVENTS: dict[str, tuple[str, bool | str | None]] = {
     "CliffDetected": ("cliff", True),
     "RobotPickedUp": ("picked_up", True),
     "ReturnedToTreads": ("picked_up", False),
@@ -85,6 +88,11 @@ REACTION_EVENTS: dict[str, tuple[str, bool | None]] = {
     "CubeTapped": ("cube_tapped", None),
     "ButtonPressed": ("button", True),
     "MotorCalibration": ("motor_calibration", None),
+    "RobotOnBack": ("orientation", "on_back"),
+    "RobotOnFace": ("orientation", "on_face"),
+    "RobotOnSide": ("orientation", "on_side"),
+    "RobotOnLeftSide": ("orientation", "on_left_side"),
+    "RobotOnRightSide": ("orientation", "on_right_side"),
 }
 
 #: The mood used to check names when no resource set provides one: Cozmo's emotion types and
@@ -223,8 +231,9 @@ class Reaction:
     """What the robot does when a reaction trigger fires.
 
     ``event_kind``/``event_value`` say which robot event fires it (``value`` selects the edge
-    of a status flag; None matches any). Higher ``priority`` reactions interrupt lower ones;
-    ``should_resume_last`` asks the runner to resume the interrupted branch afterwards.
+    of a status flag, or an orientation by name; None matches any). Higher ``priority``
+    reactions interrupt lower ones; ``should_resume_last`` asks the runner to resume the
+    interrupted branch afterwards.
     """
 
     trigger: str
@@ -232,7 +241,7 @@ class Reaction:
     priority: int = 0
     should_resume_last: bool = False
     event_kind: str | None = None
-    event_value: bool | None = None
+    event_value: bool | str | None = None
     file: str = ""
     line: int | None = None
 
@@ -240,7 +249,7 @@ class Reaction:
         """Whether a robot event fires this reaction."""
         if self.event_kind is None or getattr(event, "kind", None) != self.event_kind:
             return False
-        return self.event_value is None or not hasattr(event, "value") or bool(event.value) == self.event_value
+        return event_value_matches(event, self.event_value)
 
 
 @dataclass
@@ -298,8 +307,9 @@ class _Issues:
         self.items: list[Issue] = []
 
     def add(self, loc: Loc, path: str, message: str, severity: Severity = Severity.ERROR) -> None:
-        self.items.append(Issue(severity, message, file=loc.file, line=loc.line, field=path or None,
-                                code="personality"))
+        issue = Issue(severity, message, file=loc.file, line=loc.line, field=path or None, code="personality")
+        if issue not in self.items:  # a subtree used twice is built (and checked) twice
+            self.items.append(issue)
 
     def warn(self, loc: Loc, path: str, message: str) -> None:
         self.add(loc, path, message, Severity.WARNING)
@@ -768,6 +778,14 @@ class _Builder:
                 if name not in self.triggers:
                     self.issues.warn(params.at(key), f"{path}.params.{key}", f"animation trigger {name!r} is not "
                                      f"in the resource set's trigger map{_suggest(name, self.triggers)}")
+        if ntype.name == "orientation_is":
+            for name in kwargs["orientations"]:
+                if name not in ORIENTATION_NAMES:
+                    self.issues.add(params.at("orientations"), f"{path}.params.orientations", f"unknown orientation "
+                                    f"{name!r}{_suggest(name, ORIENTATION_NAMES)} (expected "
+                                    f"{', '.join(ORIENTATION_NAMES)})")
+                    kwargs["orientations"] = [n for n in kwargs["orientations"] if n in ORIENTATION_NAMES] \
+                        or ["upright"]
         if ntype.name == "simple_mood_is":
             known = ("LowStim", "MedStim", "HighStim", "Frustrated")
             for mood in kwargs["moods"]:
@@ -846,7 +864,7 @@ class _Builder:
         return self.build(spec, loc, path, stack)[0]
 
     def _resource_activity(self, spec: LMap, path: str) -> Behaviour | None:
-        from brain.nodes.choosers import StrictPriority, WeightedRandom
+        from brain.nodes.choosers import Scoring, StartMoodGate, StrictPriority, WeightedRandom
 
         for key in spec:
             if key not in ("activity", "cooldown", "comment"):
@@ -860,29 +878,53 @@ class _Builder:
                             f"{_suggest(str(activity_id), known)}"
                             + ("" if resources is not None else " (no resource set is loaded)"))
             return None
+        loc, where = spec.at("activity"), f"{path}.activity"
         chooser = record.behavior_chooser
-        children = []
+        scoring = chooser is not None and chooser.type == "Scoring"
+        children: list[Behaviour] = []
+        scores: list[Any] = []
         for entry in chooser.behaviors if chooser is not None else ():
             behavior = resources.behavior(entry.behavior_id)
             if behavior is None or behavior.behavior_class not in BEHAVIOR_CLASSES:
-                self.issues.warn(spec.at("activity"), f"{path}.activity", f"activity {activity_id!r}: behaviour "
-                                 f"{entry.behavior_id!r} is skipped (missing or not implemented)")
+                self.issues.warn(loc, where, f"activity {activity_id!r}: behaviour {entry.behavior_id!r} is skipped "
+                                 "(missing or not implemented)")
                 continue
-            node = self.behavior_node(entry.behavior_id, spec.at("activity"), f"{path}.activity")
+            score = None
+            if scoring:
+                score = self._activity_score(activity_id, entry, behavior, loc, where)
+                if score is None:
+                    continue
+            node = self.behavior_node(entry.behavior_id, loc, where)
             if node is not None:
                 children.append(node)
+                scores.append(score)
         if not children:
-            self.issues.add(spec.at("activity"), f"{path}.activity",
-                            f"activity {activity_id!r} has no behaviour the node library can run")
+            self.issues.add(loc, where, f"activity {activity_id!r} has no behaviour the node library can run")
             return None
         root: Behaviour
         if chooser is not None and chooser.type == "StrictPriority":
             root = StrictPriority(str(activity_id), children)
+        elif scoring:
+            assert chooser is not None
+            bonus = self._resource_graph(chooser.params.get("scoreBonusForCurrentBehavior"), loc, where,
+                                         f"activity {activity_id!r}: scoreBonusForCurrentBehavior")
+            # Anki's chooser scored every behaviour again on each tick, the running one with its bonus
+            root = Scoring(str(activity_id), self.ctx, children, scores, reevaluate=True, running_bonus=bonus)
         else:
             root = WeightedRandom(str(activity_id), self.ctx, children)
+        strategy = record.strategy
+        if strategy is not None and strategy.required_min_start_mood_score is not None and strategy.start_mood_scorer:
+            scorers = tuple((m.emotion_type, m.graph) for m in strategy.start_mood_scorer)
+            unknown = [e for e, _ in scorers if self.emotion_types is not None and e not in self.emotion_types]
+            if unknown:
+                self.issues.warn(loc, where, f"activity {activity_id!r}: startMoodScorer: unknown emotion type "
+                                 f"{unknown[0]!r}; the start mood score is not checked")
+            else:
+                root = StartMoodGate(f"{activity_id} start mood", root, self.ctx, scorers,
+                                     strategy.required_min_start_mood_score)
         cooldown = spec.get("cooldown")
-        if cooldown is None and record.strategy is not None:
-            cooldown = record.strategy.cooldown_base_s
+        if cooldown is None and strategy is not None:
+            cooldown = strategy.cooldown_base_s
         if cooldown:
             try:
                 seconds = coerce(Param("number", minimum=0.0), cooldown)
@@ -891,6 +933,69 @@ class _Builder:
                 return None
             root = Cooldown(f"{activity_id} cooldown", root, self.ctx, seconds)
         return root
+
+    def _resource_graph(self, value: Any, loc: Loc, path: str, what: str) -> Graph | None:
+        """A graph of a resource file (``{nodes: [{x, y}, …]}``), or None with a warning when it is bad."""
+        if value is None:
+            return None
+        try:
+            return coerce(Param("graph"), _plain(value))
+        except ParamError as exc:
+            self.issues.warn(loc, path, f"{what}: {exc}; ignored")
+            return None
+
+    def _activity_score(self, activity_id: Any, entry: Any, behavior: Any, loc: Loc, path: str) -> Any:
+        """The :class:`ScoreSpec` of one behaviour of a Scoring activity, or None (skip it, with a warning).
+
+        The scoring block comes from the activity's chooser entry (``scoring``), else from the
+        behaviour file itself (older files carry ``emotionScorers`` / ``flatScore`` there), with
+        Anki's keys: ``emotionScorers`` ([{emotionType, scoreGraph, trackDelta}]), ``flatScore``,
+        ``repetitionPenalty`` and ``runningPenalty``.
+        """
+        from brain.nodes.choosers import ScoreSpec
+
+        keys = ("emotionScorers", "flatScore", "repetitionPenalty", "runningPenalty")
+        block: Mapping[str, Any] = entry.scoring if entry.scoring else {
+            k: behavior.param(k) for k in keys if behavior.param(k) is not None}
+        label = f"activity {activity_id!r}: behaviour {entry.behavior_id!r}"
+        emotions: list[tuple[str, Graph]] = []
+        raw = block.get("emotionScorers") or []
+        if not isinstance(raw, list):
+            self.issues.warn(loc, path, f"{label}: emotionScorers: expected a list, got {_repr(raw)}; skipped")
+            return None
+        for i, item in enumerate(raw):
+            emotion = item.get("emotionType") if isinstance(item, Mapping) else None
+            if not isinstance(emotion, str):
+                self.issues.warn(loc, path, f"{label}: emotionScorers[{i}]: expected {{emotionType, scoreGraph}}, "
+                                 f"got {_repr(item)}; skipped")
+                return None
+            if self.emotion_types is not None and emotion not in self.emotion_types:
+                self.issues.warn(loc, path, f"{label}: emotionScorers[{i}]: unknown emotion type {emotion!r}"
+                                 f"{_suggest(emotion, self.emotion_types)}; skipped")
+                return None
+            graph = self._resource_graph(item.get("scoreGraph"), loc, path, f"{label}: emotionScorers[{i}].scoreGraph")
+            if graph is None:
+                if item.get("scoreGraph") is None:
+                    self.issues.warn(loc, path, f"{label}: emotionScorers[{i}]: missing scoreGraph; skipped")
+                return None
+            if item.get("trackDelta"):
+                self.issues.warn(loc, path, f"{label}: emotionScorers[{i}]: trackDelta is not supported; the "
+                                 "emotion's value is scored instead")
+            emotions.append((emotion, graph))
+        flat = block.get("flatScore")
+        if flat is not None and (isinstance(flat, bool) or not isinstance(flat, (int, float))):
+            self.issues.warn(loc, path, f"{label}: flatScore: expected a number, got {_repr(flat)}; skipped")
+            return None
+        if not emotions and flat is None:
+            self.issues.warn(loc, path, f"{label} has no score (emotionScorers or flatScore); a Scoring chooser "
+                             "never picks it, so it is skipped")
+            return None
+        return ScoreSpec(
+            tuple(emotions), float(flat) if flat is not None and not emotions else None,
+            repetition_penalty=self._resource_graph(block.get("repetitionPenalty"), loc, path,
+                                                    f"{label}: repetitionPenalty"),
+            running_penalty=self._resource_graph(block.get("runningPenalty"), loc, path, f"{label}: runningPenalty"),
+        )
 
     # -- reactions
 
@@ -939,9 +1044,10 @@ class _Builder:
         kind, value = REACTION_EVENTS.get(trigger, (None, None))
         event = entry.get("event")
         if event is not None:
-            if not isinstance(event, LMap) or not isinstance(event.get("kind"), str):
+            if not isinstance(event, LMap) or not isinstance(event.get("kind"), str) \
+                    or not isinstance(event.get("value"), (bool, str, type(None))):
                 self.issues.add(entry.at("event"), f"{path}.event", f"expected {{kind: <event kind>, value: "
-                                f"true|false|null}}, got {_repr(event)}")
+                                f"true|false|null|<name>}}, got {_repr(event)}")
             else:
                 kind = event["kind"]
                 value = event.get("value")

@@ -1,9 +1,13 @@
-"""Safety outside the tree: on cliff, pick-up or fall, stop the motors at once.
+"""Safety outside the tree: on cliff, pick-up, fall or tipping over, stop the motors at once.
 
 The behaviour tree reacts on its next tick, up to a heartbeat later; a robot driving off a table
 cannot wait that long. :class:`Safety` listens to the Robot's events in the receive path itself
 and sends StopAllMotors the moment a hazard edge arrives, whatever the tree is doing. While a
 hazard lasts, ``hazard`` names it, so the tree (and the log) can see why the robot is frozen.
+
+Lying on its back, face or side is a hazard too: the treads are off the floor, so whatever was
+driving them (or the lift, pushing against the table) stops; the reaction that follows is free to
+move the motors again (e.g. to flip over).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ log = logging.getLogger(__name__)
 
 #: Event kinds that stop the motors when they turn on.
 HAZARD_KINDS = frozenset({"cliff", "picked_up", "falling"})
+#: Orientations that stop the motors when the robot comes to lie that way (the hazard's name).
+TIPPED_OVER = {"on_back": "on_back", "on_face": "on_face", "on_left_side": "on_side", "on_right_side": "on_side"}
 
 
 class Safety:
@@ -33,7 +39,7 @@ class Safety:
 
     @property
     def hazard(self) -> str | None:
-        """The hazard in force, if any (``cliff``, ``picked_up`` or ``falling``)."""
+        """The hazard in force, if any: ``cliff``, ``falling``, ``on_back``, ``on_face``, ``on_side``, ``picked_up``."""
         return min(self.active) if self.active else None
 
     def _on_event(self, event: ev.RobotEvent) -> None:
@@ -49,6 +55,12 @@ class Safety:
             self._stop("falling", event.at)
         elif isinstance(event, ev.FallingStopped):
             self.active.discard("falling")
+        elif isinstance(event, ev.OrientationChanged):
+            self.active.difference_update(TIPPED_OVER.values())
+            hazard = TIPPED_OVER.get(event.orientation)
+            if hazard is not None:
+                self.active.add(hazard)
+                self._stop(hazard, event.at)
 
     def _stop(self, why: str, at: float) -> None:
         try:

@@ -2,9 +2,10 @@
 
 Cliff, picked-up, falling and on-charger exist on the wire only as bits of RobotState.status;
 behaviours want to know when they *change*. The Robot turns each edge into a
-:class:`StatusChanged` with a readable ``kind`` and turns discrete messages (button, poke, cube
-tap, animation started, …) into their own event classes. Every event carries ``at``, the host's
-monotonic time in seconds.
+:class:`StatusChanged` with a readable ``kind``, turns the accelerometer into
+:class:`OrientationChanged` (on its back, face or side, upright again) and turns discrete
+messages (button, poke, cube tap, animation started, …) into their own event classes. Every event
+carries ``at``, the host's monotonic time in seconds.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .samples import RobotStatus
+from .samples import ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, UPRIGHT, RobotStatus
 
 #: status flag -> event kind (the name reactions and conditions use)
 FLAG_KINDS: dict[RobotStatus, str] = {
@@ -192,3 +193,47 @@ class MotorCalibration(RobotEvent):
 
     motor_id: int = 0
     started: bool = False
+
+
+@dataclass(frozen=True)
+class OrientationChanged(RobotEvent):
+    """The robot now lies in another orientation (confirmed: held for a moment, see
+    :class:`driver.samples.OrientationDetector`).
+
+    ``orientation`` and ``previous`` are ``upright``, ``on_back``, ``on_face``, ``on_left_side``
+    or ``on_right_side``; ``value`` is ``orientation``, so reactions and conditions can select
+    one with ``value: on_back`` (``on_side`` selects either side).
+    """
+    KIND: ClassVar[str] = "orientation"
+
+    orientation: str = UPRIGHT
+    previous: str = UPRIGHT
+
+    @property
+    def value(self) -> str:
+        """The new orientation (what an event filter's ``value`` is compared with)."""
+        return self.orientation
+
+    def matches(self, name: str) -> bool:
+        """True when the new orientation is ``name`` (``on_side``: either side)."""
+        return name == self.orientation or (name == "on_side" and self.on_side)
+
+    @property
+    def upright(self) -> bool:
+        """Back on its treads."""
+        return self.orientation == UPRIGHT
+
+    @property
+    def on_back(self) -> bool:
+        """Lying on its back."""
+        return self.orientation == ON_BACK
+
+    @property
+    def on_face(self) -> bool:
+        """Lying on its face."""
+        return self.orientation == ON_FACE
+
+    @property
+    def on_side(self) -> bool:
+        """Lying on its left or right side."""
+        return self.orientation in (ON_LEFT_SIDE, ON_RIGHT_SIDE)

@@ -1,7 +1,8 @@
 """The Robot: the driver's public face, used by the brain.
 
 It connects (the firmware-2381 start-up sequence), mirrors RobotState as typed samples, turns
-status-flag edges and discrete robot messages into typed events, and offers commands. Commands
+status-flag edges, orientation changes (read from the accelerometer) and discrete robot messages
+into typed events, and offers commands. Commands
 that take time (head, lift, turn, paths) return an :class:`Action`: awaitable, but also
 pollable with ``done()`` so a behaviour-tree node can start it on one tick and look at it on the
 next. Nothing here blocks the event loop.
@@ -27,7 +28,7 @@ from . import events as ev
 from .link import Address, Link, LinkState, LinkStats, Role
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
-from .samples import RobotStateSample, RobotStatus, state_from_message
+from .samples import OrientationDetector, RobotStateSample, RobotStatus, state_from_message
 
 log = logging.getLogger(__name__)
 
@@ -193,14 +194,20 @@ class Robot:
         self._waiters: dict[str, asyncio.Future[Any]] = {}
         self._ready = False
         self._lost = False
+        #: Reads the accelerometer of every RobotState; its confirmed changes become OrientationChanged.
+        self.orientation_detector = OrientationDetector()
 
     # ------------------------------------------------------------------ connection
 
-    async def connect(self) -> None:
-        """Run the start-up sequence; raise :class:`RobotError` if the robot does not answer."""
+    async def connect(self, *, open_link: Callable[..., Any] | None = None) -> None:
+        """Run the start-up sequence; raise :class:`RobotError` if the robot does not answer.
+
+        ``open_link`` replaces :meth:`Link.open` (same signature), e.g. with an in-memory network's
+        opener (:class:`driver.memlink.MemoryNetwork`) for offline, virtual-time runs.
+        """
         loop = asyncio.get_running_loop()
         self._waiters = {k: loop.create_future() for k in ("firmware", "body", "state")}
-        self.link = await Link.open(
+        self.link = await (open_link or Link.open)(
             Role.ENGINE, self.local_addr, peer=self.address, on_packet=self._on_packet,
             on_state=self._on_link_state, lost_after=self.lost_after, name=self.name,
         )
@@ -249,6 +256,11 @@ class Robot:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.disconnect()
+
+    @property
+    def orientation(self) -> str:
+        """How the robot lies now: ``upright``, ``on_back``, ``on_face``, ``on_left_side`` or ``on_right_side``."""
+        return self.orientation_detector.orientation
 
     @property
     def connected(self) -> bool:
@@ -351,6 +363,13 @@ class Robot:
                 for flag in RobotStatus:
                     if changed & flag:
                         self._emit(ev.StatusChanged(sample.received_at, flag, bool(sample.status & flag)))
+        imu = sample.proprioception.imu
+        previous = self.orientation_detector.orientation
+        turned = self.orientation_detector.update(sample.received_at, imu.accel_x_mmps2, imu.accel_y_mmps2,
+                                                  imu.accel_z_mmps2)
+        if turned is not None:
+            log.info("%s: now %s (was %s)", self.name, turned.replace("_", " "), previous.replace("_", " "))
+            self._emit(ev.OrientationChanged(sample.received_at, orientation=turned, previous=previous))
         for action in list(self._actions.values()):
             action._check(sample)
 

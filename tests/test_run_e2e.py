@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from .conftest import SAMPLE_RESOURCES
+from .conftest import REPO, SAMPLE_RESOURCES
 
 pytestmark = pytest.mark.e2e
 
@@ -71,6 +72,23 @@ def test_a_broken_personality_stops_run_at_start_with_file_line_and_key(tmp_path
     proc = _run(tmp_path, "--personality", "bad.yaml", duration="3")
     assert proc.returncode == 1
     assert "bad.yaml:10: root.children[0].children[2].params.seconds: expected a number" in proc.stderr
+
+
+def test_a_broken_personality_is_reported_before_any_network(tmp_path: Path) -> None:
+    """No simulator is started and no robot contacted: the error comes at once, not after a connect timeout."""
+    (tmp_path / "bad.yaml").write_text(PERSONALITY.replace("seconds: 1}", "seconds: lots}"))
+    for target in (["--robot", "127.0.0.1:9"], ["--sim"]):  # nothing answers on port 9: a connect would wait 5 s
+        args = [sys.executable, "-m", "brain.cli", "run", *target, "--personality", "bad.yaml",
+                "--resources", str(REPO / "resources")]
+        started = time.monotonic()
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        elapsed = time.monotonic() - started
+        assert proc.returncode == 1, proc.stderr
+        assert "bad.yaml:10: root.children[0].children[2].params.seconds: expected a number, got 'lots'" \
+            in proc.stderr
+        assert elapsed < 4.0, elapsed
+        for network in ("simulated Cozmo listening", "connected to", "cannot connect", "driver.link"):
+            assert network not in proc.stderr, proc.stderr
 
 
 def test_missing_personality_and_bad_flags(tmp_path: Path) -> None:

@@ -253,6 +253,10 @@ class _Timed(ContextBehaviour):
     def initialise(self) -> None:
         self.ends_at = self.ctx.now() + self.duration()
 
+    def on_resume(self, now: float, paused_s: float) -> None:
+        """After a suspension (see :mod:`brain.nodes.reactions`) the remaining time is still to go."""
+        self.ends_at += paused_s
+
     def update(self) -> Status:
         left = self.ends_at - self.ctx.now()
         if left > 0:
@@ -264,6 +268,8 @@ class _Timed(ContextBehaviour):
 class Wait(_Timed):
     """Do nothing for a number of seconds (RUNNING meanwhile)."""
 
+    continues_after_suspend = True
+
     def __init__(self, name: str, ctx: BrainContext, seconds: float) -> None:
         super().__init__(name, ctx)
         self.seconds = float(seconds)
@@ -274,6 +280,8 @@ class Wait(_Timed):
 
 class RandomWait(_Timed):
     """Do nothing for a random time between ``low`` and ``high`` seconds (drawn each run)."""
+
+    continues_after_suspend = True
 
     def __init__(self, name: str, ctx: BrainContext, low: float, high: float) -> None:
         super().__init__(name, ctx)

@@ -7,7 +7,9 @@
 * :class:`Scoring` — one child picked by mood score: average of per-emotion score graphs,
   any zero vetoes, a repetition penalty on the time since it last ran, and noise (Anki's
   Scoring chooser). Optionally re-scores every tick, with a bonus that keeps the running
-  child from flapping.
+  child from flapping and a per-child running penalty on how long it has run.
+* :class:`StartMoodGate` — lets its child start only while a mood score reaches a minimum
+  (an activity's ``requiredMinStartMoodScore``).
 
 The arithmetic lives in :mod:`brain.choosers_math`; these classes add the tree life: pick
 when the chooser starts, run the picked child until it ends, remember when each one ran.
@@ -15,18 +17,26 @@ when the chooser starts, run the picked child until it ends, remember when each 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from py_trees.composites import Composite, Selector
+from py_trees.decorators import Decorator
 
-from brain.choosers_math import DEFAULT_SCORE_NOISE, ScoredCandidate, choose_scored, choose_with_cooldown
+from brain.choosers_math import (
+    DEFAULT_SCORE_NOISE,
+    ScoredCandidate,
+    candidate_score,
+    choose_scored,
+    choose_with_cooldown,
+    mood_score,
+)
 from brain.context import BrainContext
 from brain.graph import Graph
 
-__all__ = ["ScoreSpec", "Scoring", "StrictPriority", "WeightedRandom"]
+__all__ = ["ScoreSpec", "Scoring", "StartMoodGate", "StrictPriority", "WeightedRandom"]
 
 
 class StrictPriority(Selector):
@@ -48,6 +58,10 @@ class _OneOf(Composite):
     def choose(self) -> int | None:
         """Index of the child to start, or None when nothing may run."""
         raise NotImplementedError
+
+    def on_resume(self, now: float, paused_s: float) -> None:
+        """Time spent suspended under a reaction does not count as running."""
+        self.started_at += paused_s
 
     def rechoose(self, running: int) -> int:
         """While ``running`` runs: the child that should run now (default: keep it)."""
@@ -112,12 +126,18 @@ class WeightedRandom(_OneOf):
 
 @dataclass(frozen=True)
 class ScoreSpec:
-    """How a Scoring chooser scores one child: emotion → score graph, or a flat score."""
+    """How a Scoring chooser scores one child: emotion → score graph, or a flat score.
+
+    ``repetition_penalty`` (seconds since it last ran → multiplier) applies while it does not
+    run, ``running_penalty`` (seconds running → multiplier, Anki's ``runningPenalty``) while it
+    runs, when the chooser re-scores.
+    """
 
     emotions: tuple[tuple[str, Graph], ...] = ()
     flat_score: float | None = None
     repetition_penalty: Graph | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    running_penalty: Graph | None = None
 
 
 class Scoring(_OneOf):
@@ -141,18 +161,22 @@ class Scoring(_OneOf):
         self.running_bonus = running_bonus
         self.last_choice_scores: list[float] = []
 
-    def _candidates(self, running: int | None) -> list[ScoredCandidate]:
+    def _candidates(self, running: int | None, values: Mapping[str, float]) -> list[ScoredCandidate]:
         now = self.ctx.now()
         out = []
         for i, spec in enumerate(self.scores):
             last = self.last_run[i]
-            out.append(ScoredCandidate(
+            candidate = ScoredCandidate(
                 scorers=spec.emotions,
                 flat_score=spec.flat_score,
                 repetition_penalty=spec.repetition_penalty or self.repetition_penalty,
                 seconds_since_run=None if last is None or i == running else now - last,
                 running_for=now - self.started_at if i == running else None,
-            ))
+            )
+            if i == running and spec.running_penalty is not None:
+                penalised = candidate_score(candidate, values) * spec.running_penalty(max(0.0, now - self.started_at))
+                candidate = replace(candidate, scorers=(), flat_score=penalised)
+            out.append(candidate)
         return out
 
     def _values(self) -> dict[str, float]:
@@ -164,12 +188,57 @@ class Scoring(_OneOf):
         return values
 
     def choose(self) -> int | None:
-        return choose_scored(self._candidates(None), self._values(), self.ctx.rng, noise=self.noise,
+        values = self._values()
+        return choose_scored(self._candidates(None, values), values, self.ctx.rng, noise=self.noise,
                              running_bonus=self.running_bonus)
 
     def rechoose(self, running: int) -> int:
         if not self.reevaluate:
             return running
-        best = choose_scored(self._candidates(running), self._values(), self.ctx.rng, noise=self.noise,
+        values = self._values()
+        best = choose_scored(self._candidates(running, values), values, self.ctx.rng, noise=self.noise,
                              running_bonus=self.running_bonus)
         return running if best is None else best
+
+
+class StartMoodGate(Decorator):
+    """FAILURE instead of starting the child while its mood score is below ``minimum``.
+
+    Cozmo's activities start only when their ``startMoodScorer`` (per-emotion score graphs,
+    averaged, a zero vetoing) reaches ``requiredMinStartMoodScore``; once started, the mood may
+    drop without stopping them.
+    """
+
+    def __init__(self, name: str, child: Behaviour, ctx: BrainContext, scorers: Sequence[tuple[str, Graph]],
+                 minimum: float) -> None:
+        super().__init__(name=name, child=child)
+        self.ctx = ctx
+        self.scorers = tuple(scorers)
+        self.minimum = float(minimum)
+        self._blocked = False
+
+    def score(self) -> float:
+        """The start mood score now (0 without a mood)."""
+        mood = self.ctx.mood
+        if mood is None:
+            return 0.0
+        values = mood.values()
+        for emotion, _graph in self.scorers:
+            values.setdefault(emotion, 0.0)
+        return mood_score(self.scorers, values)
+
+    def tick(self) -> Iterator[Behaviour]:
+        if self.status is not Status.RUNNING:
+            score = self.score()
+            self._blocked = score < self.minimum
+            if self._blocked:
+                self.feedback_message = f"start mood score {score:.2f} < {self.minimum:g}"
+                yield from Behaviour.tick(self)
+                return
+        yield from super().tick()
+
+    def update(self) -> Status:
+        if self._blocked:
+            return Status.FAILURE
+        self.feedback_message = ""
+        return self.decorated.status

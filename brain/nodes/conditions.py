@@ -11,8 +11,8 @@ from typing import Any
 
 from py_trees.common import Status
 
-from brain.context import BrainContext
-from driver.samples import RobotStatus
+from brain.context import BrainContext, event_value_matches
+from driver.samples import ORIENTATIONS, RobotStatus
 
 from .actions import ContextBehaviour
 
@@ -21,6 +21,7 @@ __all__ = [
     "MoodAbove",
     "MoodBelow",
     "OnCharger",
+    "OrientationIs",
     "PickedUp",
     "RecentEvent",
     "SimpleMoodIs",
@@ -85,13 +86,14 @@ class RecentEvent(_Condition):
 
     For status-flag events (``cliff``, ``picked_up``, ``on_charger`` …) ``value`` selects the
     edge: True (the default) for the flag turning on, False for turning off (``picked_up``
-    with value False is "put down"), None for either. With ``once`` the condition answers
+    with value False is "put down"), None for either; for ``orientation`` events it names the new
+    orientation (``on_back``, ``on_side`` …). With ``once`` the condition answers
     SUCCESS only once per event: it remembers the newest event it reported, so a reaction
     does not fire again on the same poke.
     """
 
     def __init__(self, name: str, ctx: BrainContext, kind: str, within_s: float = 1.0,
-                 value: bool | None = True, once: bool = False) -> None:
+                 value: bool | str | None = True, once: bool = False) -> None:
         super().__init__(name, ctx)
         self.kind, self.within_s, self.value, self.once = kind, float(within_s), value, once
         self.last_seen: float | None = None
@@ -100,7 +102,7 @@ class RecentEvent(_Condition):
     def check(self) -> bool:
         since = self.last_seen if self.once else None
         for event in self.ctx.recent_events(self.kind, self.within_s, since=since):
-            if self.value is not None and hasattr(event, "value") and bool(event.value) != self.value:
+            if not event_value_matches(event, self.value):
                 continue
             self.matched = event
             if self.once:
@@ -143,3 +145,39 @@ class BatteryLow(_Condition):
         if state is None:
             return "no robot state"
         return state.battery.voltage_v < self.volts
+
+
+#: Orientation names a condition may ask for: the driver's, plus ``on_side`` for either side.
+ORIENTATION_NAMES: tuple[str, ...] = (*ORIENTATIONS, "on_side")
+
+
+class OrientationIs(_Condition):
+    """SUCCESS while the robot lies in one of ``orientations`` (``upright``, ``on_back``,
+    ``on_face``, ``on_left_side``, ``on_right_side``, or ``on_side`` for either side).
+
+    Read live from the robot's orientation detector, so a behaviour can keep at something (try
+    to flip over, wait on its side) exactly as long as the robot stays that way.
+    """
+
+    def __init__(self, name: str, ctx: BrainContext, orientations: str | list[str]) -> None:
+        super().__init__(name, ctx)
+        wanted = {orientations} if isinstance(orientations, str) else set(orientations)
+        unknown = wanted - set(ORIENTATION_NAMES)
+        if unknown:
+            raise ValueError(f"unknown orientation {sorted(unknown)[0]!r}; expected {', '.join(ORIENTATION_NAMES)}")
+        if "on_side" in wanted:
+            wanted |= {"on_left_side", "on_right_side"}
+        self.orientations = frozenset(wanted)
+
+    def check(self) -> bool | str:
+        orientation = current_orientation(self.ctx)
+        if orientation is None:
+            return "no robot orientation"
+        return orientation in self.orientations
+
+
+def current_orientation(ctx: BrainContext) -> str | None:
+    """How the context's robot lies now, or None without a robot (or one that cannot tell)."""
+    robot = ctx.robot
+    orientation = getattr(robot, "orientation", None) if robot is not None else None
+    return orientation if isinstance(orientation, str) else None

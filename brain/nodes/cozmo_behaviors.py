@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from py_trees.composites import Sequence as SequenceNode
+from py_trees.decorators import Decorator
 
 from brain.context import BrainContext
 
@@ -37,14 +38,19 @@ from .actions import (
     SetHeadAngle,
     SetLiftHeight,
     StopMotors,
+    Wait,
     _cancel,
+    _Polled,
 )
+from .conditions import current_orientation
 
 __all__ = [
     "ANIM_TRIGGER_KEYS",
     "BehaviorSpec",
+    "PlayForOrientation",
     "SleepUntilWoken",
     "WAKE_EVENT_KINDS",
+    "WhileOrientation",
     "anim_triggers",
 ]
 
@@ -218,7 +224,13 @@ class SleepUntilWoken(ContextBehaviour):
     Wake events are robot events of ``wake_on`` kinds (a poke, a pick-up, the button, a cube
     tap …) that arrive after it fell asleep. With ``max_s`` it also wakes after that long (a
     nap). A get-in animation is asked for if given; if it cannot play, it sleeps anyway.
+
+    A reaction that suspends it (see :mod:`brain.nodes.reactions`) does not wake it: it keeps
+    sleeping through, and if the reaction resumes it, it notices the event that caused the
+    reaction (a poke) and wakes then.
     """
+
+    continues_after_suspend = True
 
     def __init__(self, name: str, ctx: BrainContext, *, wake_on: Sequence[str] = WAKE_EVENT_KINDS,
                  max_s: float | None = None, face: str = "sleepy", get_in: str | None = "GoToSleepGetIn") -> None:
@@ -229,10 +241,12 @@ class SleepUntilWoken(ContextBehaviour):
         self.get_in = get_in
         self.fell_asleep_at = 0.0
         self.woken_by: Any = None
+        self.paused_s = 0.0
         self._anim: Any = None
 
     def initialise(self) -> None:
         self.fell_asleep_at = self.ctx.now()
+        self.paused_s = 0.0
         self.woken_by = None
         self.describe(sleeping=True)
         anims = self.ctx.animations
@@ -263,11 +277,21 @@ class SleepUntilWoken(ContextBehaviour):
                 self.woken_by = event
                 self.feedback_message = f"woken by {kind}"
                 return Status.SUCCESS
-        if self.max_s is not None and self.ctx.now() - self.fell_asleep_at >= self.max_s:
+        if self.max_s is not None and self.ctx.now() - self.fell_asleep_at - self.paused_s >= self.max_s:
             self.feedback_message = "nap over"
             return Status.SUCCESS
         self.feedback_message = "sleeping"
         return Status.RUNNING
+
+    def on_suspend(self, now: float) -> None:
+        """The reaction plays its own animation: drop the get-in."""
+        if self._anim is not None and not self._anim.done():
+            _cancel(self._anim)
+        self._anim = None
+
+    def on_resume(self, now: float, paused_s: float) -> None:
+        """A nap's length does not count the time spent reacting."""
+        self.paused_s += paused_s
 
     def terminate(self, new_status: Status) -> None:
         if self._anim is not None and not self._anim.done():
@@ -300,4 +324,121 @@ def wake(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     triggers = anim_triggers(spec, ["WakeupGetout"])
     return _seq(spec, [*[PlayAnimationTrigger(t, ctx, t) for t in triggers],
                        BackpackLights("awake lights", ctx, pattern="calm"), SetHeadAngle("head up", ctx, 10.0),
+                       *_emotion(ctx, spec)])
+
+
+# ----------------------------------------------------------------------------- off its treads
+
+
+class WhileOrientation(Decorator):
+    """Run the child again and again while the robot lies in one of ``orientations``.
+
+    The reactions to lying on the back, face or side are attempts (flip over, roll, wiggle)
+    that may or may not right the robot, so they are repeated while it still lies that way, up
+    to ``max_runs`` times. Already righted when it starts: SUCCESS at once, nothing played.
+    Without a robot orientation (offline) the child runs once.
+    """
+
+    def __init__(self, name: str, child: Behaviour, ctx: BrainContext, orientations: Sequence[str],
+                 max_runs: int = 5) -> None:
+        super().__init__(name=name, child=child)
+        self.ctx = ctx
+        self.orientations = frozenset(orientations)
+        self.max_runs = max(1, int(max_runs))
+        self.runs = 0
+        self._skip = False
+
+    def _still(self) -> bool:
+        orientation = current_orientation(self.ctx)
+        return orientation is not None and orientation in self.orientations
+
+    def initialise(self) -> None:
+        self.runs = 0
+        self._skip = current_orientation(self.ctx) is not None and not self._still()
+
+    def tick(self) -> Iterator[Behaviour]:
+        if self.status is not Status.RUNNING:
+            self.initialise()
+            if self._skip:
+                self.feedback_message = "not lying that way"
+                self.stop(Status.SUCCESS)
+                yield self
+                return
+            self.status = Status.RUNNING  # so that Decorator.tick does not initialise again
+        yield from super().tick()
+
+    def update(self) -> Status:
+        if self.decorated.status is Status.RUNNING:
+            return Status.RUNNING
+        self.runs += 1
+        if self.runs < self.max_runs and self._still():
+            self.feedback_message = f"still lying that way after {self.runs} tries"
+            return Status.RUNNING
+        self.feedback_message = f"done after {self.runs} tries"
+        return Status.SUCCESS
+
+
+class PlayForOrientation(_Polled):
+    """Play the trigger that fits how the robot lies (e.g. a left- or right-side reaction)."""
+
+    def __init__(self, name: str, ctx: BrainContext, by_orientation: Mapping[str, str], default: str) -> None:
+        super().__init__(name, ctx)
+        self.by_orientation = dict(by_orientation)
+        self.default = default
+        self.chosen: str | None = None
+
+    def start(self) -> Any:
+        orientation = current_orientation(self.ctx)
+        self.chosen = self.by_orientation.get(orientation or "", self.default)
+        self.describe(animation=self.chosen)
+        assert self.ctx.animations is not None
+        return self.ctx.animations.play_trigger(self.chosen)
+
+
+def _attempts(ctx: BrainContext, spec: BehaviorSpec, orientations: Sequence[str], attempt: Sequence[Behaviour],
+              pause_s: float) -> Behaviour:
+    max_runs = int(spec.param("maxAttempts", "max_attempts", default=5))
+    pause = float(spec.param("retryDelay_s", "waitBetweenAttempts_s", default=pause_s))
+    body = SequenceNode("attempt", memory=True, children=[*attempt, Wait("pause", ctx, pause)])
+    return WhileOrientation(f"while {' or '.join(orientations)}", body, ctx, orientations, max_runs)
+
+
+def react_to_robot_on_back(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
+    """ReactToRobotOnBack: stop, then try to flip down from the back while still lying on it.
+
+    The app played ``FlipDownFromBack`` (the lift pushes the body over), 0.5 s apart, for as
+    long as the robot lay on its back.
+    """
+    triggers = anim_triggers(spec, ["FlipDownFromBack"])
+    plays = [PlayAnimationTrigger(t, ctx, t) for t in triggers]
+    return _seq(spec, [StopMotors("stop", ctx), _attempts(ctx, spec, ["on_back"], plays, 0.5),
+                       *_emotion(ctx, spec)])
+
+
+def react_to_robot_on_face(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
+    """ReactToRobotOnFace: stop, then try to roll off the face while still lying on it (``FacePlantRoll``)."""
+    triggers = anim_triggers(spec, ["FacePlantRoll"])
+    plays = [PlayAnimationTrigger(t, ctx, t) for t in triggers]
+    return _seq(spec, [StopMotors("stop", ctx), _attempts(ctx, spec, ["on_face"], plays, 0.5),
+                       *_emotion(ctx, spec)])
+
+
+def react_to_robot_on_side(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
+    """ReactToRobotOnSide: stop, react to the side it lies on, then wait (fidgeting) to be stood up.
+
+    The app played ``ReactToOnLeftSide``/``ReactToOnRightSide`` and looped ``WaitOnSideLoop``
+    until the robot was back on its treads. ``leftSideAnimTrigger``/``rightSideAnimTrigger`` (or
+    ``animTriggers``) replace the side reactions, ``waitAnimTrigger`` the loop ("" to only wait).
+    """
+    named = anim_triggers(spec)
+    left = str(spec.param("leftSideAnimTrigger", default=named[0] if named else "ReactToOnLeftSide"))
+    right = str(spec.param("rightSideAnimTrigger", default=named[-1] if named else "ReactToOnRightSide"))
+    react = PlayForOrientation("side reaction", ctx, {"on_left_side": left, "on_right_side": right}, right)
+    wait_trigger = spec.param("waitAnimTrigger", default=None if named else "WaitOnSideLoop")
+    loop: list[Behaviour] = []
+    if isinstance(wait_trigger, str) and wait_trigger:
+        loop.append(PlayAnimationTrigger(wait_trigger, ctx, wait_trigger))
+    sides = ["on_left_side", "on_right_side"]
+    waiting = _attempts(ctx, spec, sides, loop, 2.0)
+    return _seq(spec, [StopMotors("stop", ctx), WhileOrientation("if on a side", react, ctx, sides, 1), waiting,
                        *_emotion(ctx, spec)])

@@ -78,6 +78,10 @@ class Timeout(Decorator):
     def initialise(self) -> None:
         self.ends_at = self.ctx.now() + self.seconds
 
+    def on_resume(self, now: float, paused_s: float) -> None:
+        """Time spent suspended under a reaction does not count."""
+        self.ends_at += paused_s
+
     def update(self) -> Status:
         if self.decorated.status is Status.RUNNING and self.ctx.now() >= self.ends_at:
             self.feedback_message = "timed out"
@@ -101,6 +105,10 @@ class Timer(Decorator):
 
     def initialise(self) -> None:
         self.ends_at = self.ctx.now() + self.seconds
+
+    def on_resume(self, now: float, paused_s: float) -> None:
+        """Time spent suspended under a reaction does not count."""
+        self.ends_at += paused_s
 
     def update(self) -> Status:
         if self.decorated.status is Status.RUNNING and self.ctx.now() >= self.ends_at:

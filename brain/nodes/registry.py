@@ -47,7 +47,16 @@ from .actions import (
     parse_color,
 )
 from .choosers import ScoreSpec, Scoring, StrictPriority, WeightedRandom
-from .conditions import BatteryLow, MoodAbove, MoodBelow, OnCharger, PickedUp, RecentEvent, SimpleMoodIs
+from .conditions import (
+    BatteryLow,
+    MoodAbove,
+    MoodBelow,
+    OnCharger,
+    OrientationIs,
+    PickedUp,
+    RecentEvent,
+    SimpleMoodIs,
+)
 from .decorators import Cooldown, Timeout, Timer
 
 __all__ = ["BEHAVIOR_CLASSES", "NODE_TYPES", "NodeType", "Param", "ParamError", "coerce"]
@@ -69,6 +78,9 @@ BEHAVIOR_CLASSES: dict[str, BehaviorFactory] = {
     "Sleep": cb.sleep,
     "Nap": cb.nap,
     "Wake": cb.wake,
+    "ReactToRobotOnBack": cb.react_to_robot_on_back,
+    "ReactToRobotOnFace": cb.react_to_robot_on_face,
+    "ReactToRobotOnSide": cb.react_to_robot_on_side,
 }
 
 
@@ -86,7 +98,8 @@ class Param:
 
     ``kind`` is one of: number, int, bool, str, str_list (a string or a list of them),
     number_list, range (a [low, high] pair), graph ([[x, y], …]), colors (1, 3 or 5 colours),
-    score (a scoring block), bool_or_null, any.
+    score (a scoring block), bool_or_null, event_value (true, false, null or a name such as an
+    orientation), any.
     """
 
     kind: str
@@ -206,6 +219,10 @@ def coerce(param: Param, value: Any) -> Any:
     if kind == "bool":
         if not isinstance(value, bool):
             raise ParamError(f"expected true or false, got {_repr(value)}")
+        return value
+    if kind == "event_value":
+        if value is not None and not isinstance(value, (bool, str)):
+            raise ParamError(f"expected true, false, null or a name, got {_repr(value)}")
         return value
     if kind == "bool_or_null":
         if value is not None and not isinstance(value, bool):
@@ -415,10 +432,13 @@ _LIST: list[NodeType] = [
           lambda name, ctx, kind, within_s=1.0, value=True, once=False: RecentEvent(name, ctx, kind, within_s,
                                                                                    value, once),
           "SUCCESS when an event of `kind` arrived in the last `within_s` seconds.", kind=_S,
-          within_s=Param("number", default=1.0, minimum=0.0), value=Param("bool_or_null", default=True),
+          within_s=Param("number", default=1.0, minimum=0.0), value=Param("event_value", default=True),
           once=Param("bool", default=False)),
     _leaf("on_charger", lambda name, ctx: OnCharger(name, ctx), "SUCCESS while on the charger."),
     _leaf("picked_up", lambda name, ctx: PickedUp(name, ctx), "SUCCESS while held in the air."),
+    _leaf("orientation_is", lambda name, ctx, orientations: OrientationIs(name, ctx, orientations),
+          "SUCCESS while the robot lies in one of `orientations` (upright, on_back, on_face, on_side, "
+          "on_left_side, on_right_side).", orientations=Param("str_list", required=True)),
     _leaf("battery_low", lambda name, ctx, volts=3.6: BatteryLow(name, ctx, volts),
           "SUCCESS while the battery is below `volts`.", volts=Param("number", default=3.6, minimum=0.0)),
 ]

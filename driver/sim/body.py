@@ -1,4 +1,4 @@
-"""The simulated Cozmo's body: head, lift, wheels, pose, battery and the status flags.
+"""The simulated Cozmo's body: head, lift, wheels, pose, orientation, battery and the status flags.
 
 Pure state stepped by ``step(dt)``; the simulator's network side feeds it commands and reads
 RobotState from it. Motions respect the robot's physical limits (head −25°…44.5°, lift 32…92 mm,
@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..protocol.table import RobotStatusFlag
+from ..samples import GRAVITY_MMPS2, ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, ORIENTATIONS, UPRIGHT
 
 HEAD_MIN_RAD = math.radians(-25.0)
 HEAD_MAX_RAD = math.radians(44.5)
@@ -23,6 +24,9 @@ WHEEL_MAX_MMPS = 200.0
 TRACK_MM = 45.0
 HEAD_TOLERANCE_RAD = math.radians(1.0)
 LIFT_TOLERANCE_MM = 1.0
+#: Pitch of the body (degrees, nose up) when it lies on its back (propped up by the lift) or on its face.
+ON_BACK_PITCH_DEG = 74.5
+ON_FACE_PITCH_DEG = -95.0
 
 
 #: RobotState.status bits, from the message table (the one place they are written down).
@@ -138,6 +142,8 @@ class Body:
     animating: bool = False
     carrying_block: bool = False
     stop_on_cliff: bool = False
+    orientation: str = UPRIGHT
+    orientation_until: float | None = None
     gyro_z: float = 0.0
     turn_target: float | None = None
     turn_speed: float = 0.0
@@ -177,6 +183,26 @@ class Body:
         self.head.command_speed(0.0)
         self.lift.command_speed(0.0)
 
+    def set_orientation(self, orientation: str, duration: float | None = None) -> None:
+        """Lay the robot on its back, face or a side, or stand it up (``upright``).
+
+        Off its treads the robot is off the floor as far as its sensors know: the firmware reports
+        it picked up, the cliff sensors see nothing, the wheels stop. With ``duration`` it is
+        stood upright again after that many seconds.
+        """
+        if orientation not in ORIENTATIONS:
+            raise ValueError(f"unknown orientation {orientation!r}; expected one of {', '.join(ORIENTATIONS)}")
+        self.orientation = orientation
+        self.orientation_until = self.time_s + duration if duration and orientation != UPRIGHT else None
+        if orientation != UPRIGHT:
+            self.stop_all()
+            self.cliff = False
+
+    @property
+    def off_treads(self) -> bool:
+        """True when held in the air or lying on its back, face or side."""
+        return self.picked_up or self.orientation != UPRIGHT
+
     def start_path(self, segments: list[PathSegment]) -> None:
         """Follow the given path segments in order."""
         self.turn_target = None
@@ -195,6 +221,8 @@ class Body:
         """Advance ``dt`` seconds; return the names of things that finished (for events)."""
         finished: list[str] = []
         self.time_s += dt
+        if self.orientation_until is not None and self.time_s >= self.orientation_until:
+            self.set_orientation(UPRIGHT)
         head_was_moving = self.head.target is not None and not self.head.in_position
         lift_was_moving = self.lift.target is not None and not self.lift.in_position
         self.head.step(dt)
@@ -220,7 +248,7 @@ class Body:
                 finished.append("path")
         self.left_speed = _approach(self.left_speed, self.left_cmd, self.wheel_accel * dt)
         self.right_speed = _approach(self.right_speed, self.right_cmd, self.wheel_accel * dt)
-        if not self.picked_up:
+        if not self.off_treads:
             v = (self.left_speed + self.right_speed) / 2
             w = (self.right_speed - self.left_speed) / TRACK_MM
             self.x_mm += v * math.cos(self.angle_rad + w * dt / 2) * dt
@@ -284,7 +312,7 @@ class Body:
             s |= Status.ARE_WHEELS_MOVING
         if self.carrying_block:
             s |= Status.IS_CARRYING_BLOCK
-        if self.picked_up:
+        if self.off_treads:
             s |= Status.IS_PICKED_UP
         if self.falling:
             s |= Status.IS_FALLING
@@ -305,16 +333,25 @@ class Body:
         return int(s)
 
     def accel(self) -> tuple[float, float, float]:
-        """Accelerometer reading in mm/s²: gravity, or free fall while falling."""
+        """Accelerometer reading in mm/s² (body frame: x forward, y left, z up): gravity as the
+        body lies, a slight tilt while held, nothing in free fall."""
+        g = GRAVITY_MMPS2
         if self.falling:
             return (0.0, 0.0, 0.0)
+        if self.orientation in (ON_BACK, ON_FACE):
+            pitch = math.radians(ON_BACK_PITCH_DEG if self.orientation == ON_BACK else ON_FACE_PITCH_DEG)
+            return (g * math.sin(pitch), 0.0, g * math.cos(pitch))
+        if self.orientation == ON_RIGHT_SIDE:
+            return (0.0, g, 0.0)
+        if self.orientation == ON_LEFT_SIDE:
+            return (0.0, -g, 0.0)
         if self.picked_up:
             return (600.0, 300.0, 9500.0)
-        return (0.0, 0.0, 9810.0)
+        return (0.0, 0.0, g)
 
     def cliff_raw(self) -> tuple[int, int, int, int]:
         """Raw cliff sensor values: low readings mean no floor under that sensor."""
-        return (20, 20, 20, 20) if self.cliff or self.picked_up else (200, 200, 200, 200)
+        return (20, 20, 20, 20) if self.cliff or self.off_treads else (200, 200, 200, 200)
 
 
 def _approach(current: float, target: float, max_delta: float) -> float:

@@ -9,6 +9,8 @@ connects) and an ``event``, plus that event's own fields::
     - {at: 10, event: button}
     - {at: 11, event: poke}
     - {at: 12, event: cube_tap, object_id: 1, taps: 2}
+    - {at: 13, orientation: on_back, for: 3}  # on its back for 3 s (also: on_face, on_left_side,
+                                             # on_right_side, on_side, upright)
     - {at: 14, event: on_charger}
     - {at: 20, event: battery, volts: 3.5}
     - {at: 25, event: silent, for: 4}        # stop answering for 4 s
@@ -24,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from ..samples import ORIENTATIONS
 
 #: event name -> {field: (type, default or REQUIRED)}
 REQUIRED = object()
@@ -44,7 +48,10 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "delocalize": {},
     "silent": {"for": (float, REQUIRED)},
     "reboot": {},
+    "orientation": {"orientation": (str, REQUIRED), "for": (float, None)},
 }
+#: Allowed values of the string fields: (event, field) -> choices. ``on_side`` is the right side.
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("orientation", "orientation"): (*ORIENTATIONS, "on_side")}
 
 
 class ScriptError(ValueError):
@@ -98,6 +105,8 @@ def load_script(path: str | Path) -> list[Step]:
 def _step(data: dict[str, Any], where: str, line: int) -> Step:
     if "at" not in data:
         raise ScriptError(f"{where}: missing 'at' (seconds after connect)")
+    if "event" not in data and "orientation" in data:
+        data["event"] = "orientation"  # the short form {at: 5, orientation: on_back}
     if "event" not in data:
         raise ScriptError(f"{where}: missing 'event' (one of {', '.join(sorted(EVENTS))})")
     at = data.pop("at")
@@ -111,6 +120,13 @@ def _step(data: dict[str, Any], where: str, line: int) -> Step:
     for key, (typ, default) in spec.items():
         if key in data:
             value = data.pop(key)
+            if typ is str:
+                choices = CHOICES.get((str(event), key))
+                if not isinstance(value, str) or (choices is not None and value not in choices):
+                    expected = f"one of {', '.join(choices)}" if choices else "a string"
+                    raise ScriptError(f"{where}: '{key}' must be {expected}, got {value!r}")
+                args[key] = "on_right_side" if value == "on_side" else value
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ScriptError(f"{where}: '{key}' must be a number, got {value!r}")
             args[key] = typ(value)

@@ -6,6 +6,10 @@ actions, plays back what an animation streams (head, lift, body, lights, face, a
 what the robot would show so tests can assert on it. It can follow a scripted timeline and
 inject network faults. Third-party clients (PyCozmo) connect to it as to a real robot.
 
+What the robot would say can be heard on the host: ``play_audio=True`` (``cozmo-brain sim
+--audio``) decodes every OutputAudio frame and plays it through the optional ``simpleaudio``
+package; ``audio_out`` takes any :class:`~driver.animation.audio.AudioSink` instead.
+
 Camera streaming is not simulated yet: :meth:`SimulatedCozmo.camera_frame` is the place where a
 frame source will plug in (EnableCamera is already recorded in ``camera_mode``).
 """
@@ -23,6 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from ..animation.audio import AudioSink, mulaw_decode
 from ..link import Link, LinkState, Role
 from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
@@ -83,6 +90,8 @@ class SimulatedCozmo:
         firmware_version: int = FIRMWARE_VERSION,
         state_period: float = STATE_PERIOD_S,
         engine_timeout: float = 5.0,
+        audio_out: AudioSink | None = None,
+        play_audio: bool = False,
     ) -> None:
         self.host = host
         self.port = port
@@ -95,6 +104,12 @@ class SimulatedCozmo:
         self.body = Body()
         self.display = Display()
         self.speaker = Speaker()
+        #: where decoded speaker output goes (None: nowhere; ``play_audio`` makes it the host's speakers)
+        self.audio_out: AudioSink | None = audio_out
+        if self.audio_out is None and play_audio:
+            from ..animation.audio import SimpleAudioSink
+
+            self.audio_out = SimpleAudioSink()
         self.backpack: tuple[int, ...] = (0, 0, 0, 0, 0)
         self.backpack_center: Any = None
         self.cube_lights: dict[int, Any] = {}
@@ -120,9 +135,13 @@ class SimulatedCozmo:
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def start(self) -> SimulatedCozmo:
-        """Bind the UDP port and start the body clock."""
-        self.link = await Link.open(
+    async def start(self, *, open_link: Callable[..., Any] | None = None) -> SimulatedCozmo:
+        """Bind the UDP port and start the body clock.
+
+        ``open_link`` replaces :meth:`Link.open` (same signature), e.g. with an in-memory network's
+        opener (:class:`driver.memlink.MemoryNetwork`) for offline, virtual-time runs.
+        """
+        self.link = await (open_link or Link.open)(
             Role.ROBOT,
             (self.host, self.port),
             on_packet=self._on_packet,
@@ -147,6 +166,8 @@ class SimulatedCozmo:
             self._task = None
         if self.link is not None:
             self.link.close()
+        if self.audio_out is not None:
+            self.audio_out.close()
 
     async def __aenter__(self) -> SimulatedCozmo:
         return await self.start()
@@ -327,11 +348,27 @@ class SimulatedCozmo:
         self.display.history.append((asyncio.get_running_loop().time(), data))
 
     def _h_OutputAudio(self, msg: Any) -> None:
+        samples = bytes(msg.samples)
         self.speaker.frames += 1
-        self.speaker.recent.append(bytes(msg.samples))
+        self.speaker.recent.append(samples)
+        if self.audio_out is not None:
+            pcm = mulaw_decode(samples)
+            if self.speaker.volume < 65535:
+                pcm = (pcm.astype(np.int32) * self.speaker.volume // 65535).astype(np.int16)
+            self._to_speaker(pcm)
 
     def _h_OutputSilence(self, msg: Any) -> None:
         self.speaker.silence += 1
+        if self.audio_out is not None:
+            self._to_speaker(None)
+
+    def _to_speaker(self, pcm: Any) -> None:
+        assert self.audio_out is not None
+        try:
+            self.audio_out.write(pcm)
+        except Exception:  # a broken sink must not take the robot down
+            log.exception("sim: audio output failed; speaker output is discarded from now on")
+            self.audio_out = None
 
     def _h_AnimHead(self, msg: Any) -> None:
         target = math.radians(msg.angle_deg)
@@ -472,6 +509,7 @@ class SimulatedCozmo:
             "delocalize": self.delocalize,
             "silent": lambda: self.go_silent(a["for"]),
             "reboot": self.reboot,
+            "orientation": lambda: self.body.set_orientation(a["orientation"], a.get("for")),
         }
         log.info("sim: scripted %s at %.1f s %s", step.event, step.at, a or "")
         actions[step.event]()
@@ -573,11 +611,13 @@ def sim_command(args: argparse.Namespace) -> int:
     except (ValueError, ScriptError) as exc:
         log.error("%s", exc)
         return 1 if isinstance(exc, ScriptError) else 2
-    return asyncio.run(_serve(args.host, args.port, faults, script, args.duration))
+    return asyncio.run(_serve(args.host, args.port, faults, script, args.duration,
+                              play_audio=bool(getattr(args, "audio", False))))
 
 
-async def _serve(host: str, port: int, faults: NetworkFaults, script: list[Step], duration: float | None) -> int:
-    sim = SimulatedCozmo(host, port, faults=faults, script=script)
+async def _serve(host: str, port: int, faults: NetworkFaults, script: list[Step], duration: float | None,
+                 *, play_audio: bool = False) -> int:
+    sim = SimulatedCozmo(host, port, faults=faults, script=script, play_audio=play_audio)
     try:
         await sim.start()
     except OSError as exc:
