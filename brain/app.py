@@ -5,11 +5,14 @@ controller → mood → personality. Then the heartbeat runs until ``--duration`
 SIGTERM; SIGHUP, or an edit of the personality file, reloads the personality, and a broken edit
 keeps the old one running and says why. At the end the motors stop and the link says goodbye.
 
-Reactions run above the personality's own tree: the brain's root is a priority selector whose
-first child runs the active reaction (if any) and whose second is the personality. A reaction
-therefore interrupts whatever the tree was doing on the very tick its event is drained, and when
-it ends the personality's tree takes over again from its top, which resumes the interrupted
-branch when its conditions still hold.
+Reactions run above the personality's own tree (:class:`brain.nodes.reactions.ReactiveRoot`):
+a reaction interrupts whatever the tree was doing on the very tick its event is drained. The
+interrupted branch is suspended, not reset; when a reaction with ``shouldResumeLast`` ends, the
+branch resumes where it was (a memory sequence on its step, the interrupted animation replayed),
+and when one without it ends, the tree is evaluated again from its top.
+
+The personality file (and the mood configuration) are validated before anything touches the
+network: a broken file ends ``run`` at once with exit code 1 and ``file:line: key: message`` lines.
 """
 
 from __future__ import annotations
@@ -34,52 +37,12 @@ from .animations import AnimationLibrary
 from .config import Config, ConfigError, load_config, parse_robot_address
 from .context import BrainContext
 from .heartbeat import Heartbeat, Snapshot
+from .nodes.reactions import ReactionRunner, ReactiveRoot, branch_of
 from .safety import Safety
 
+__all__ = ["Brain", "ReactionRunner", "run_brain", "run_command", "validate_before_start"]
+
 log = logging.getLogger("cozmo_brain")
-
-
-class ReactionRunner(py_trees.behaviour.Behaviour):
-    """Runs the active reaction's subtree; FAILURE when there is none, so the personality runs.
-
-    A new reaction replaces the active one only at a strictly higher priority; the same trigger
-    firing again while it runs is ignored (a robot held in the air keeps reporting it).
-    """
-
-    def __init__(self, ctx: BrainContext) -> None:
-        super().__init__(name="Reactions")
-        self.ctx = ctx
-        self.active: Any = None
-        self.handled = 0
-
-    def offer(self, reaction: Any) -> bool:
-        """Start ``reaction`` if nothing more important is running; True when it was taken."""
-        if self.active is not None:
-            if reaction.trigger == self.active.trigger or reaction.priority <= self.active.priority:
-                return False
-            self.active.root.stop(py_trees.common.Status.INVALID)
-        self.active = reaction
-        self.handled += 1
-        self.ctx.fire_emotion(reaction.trigger)
-        log.info("reaction %s (priority %d)", reaction.trigger, reaction.priority)
-        return True
-
-    def update(self) -> py_trees.common.Status:
-        if self.active is None:
-            return py_trees.common.Status.FAILURE
-        root = self.active.root
-        for _ in root.tick():
-            pass
-        if root.status in (py_trees.common.Status.SUCCESS, py_trees.common.Status.FAILURE):
-            log.info("reaction %s finished (%s)", self.active.trigger, root.status.value)
-            self.active = None
-            root.stop(py_trees.common.Status.INVALID)
-            return py_trees.common.Status.SUCCESS
-        return py_trees.common.Status.RUNNING
-
-    def terminate(self, new_status: py_trees.common.Status) -> None:
-        if new_status == py_trees.common.Status.INVALID and self.active is not None:
-            self.active.root.stop(py_trees.common.Status.INVALID)
 
 
 class Brain:
@@ -103,13 +66,18 @@ class Brain:
         )
         self.reactions = ReactionRunner(self.ctx)
         self.personality: Any = None
-        self.root = py_trees.composites.Selector("Brain", memory=False)
+        self.root = ReactiveRoot("Brain", self.reactions, self.ctx)
         self.heartbeat = Heartbeat(
             None, rate_hz=heartbeat_hz, mood=self.ctx.mood, handlers=[self._on_events],
             describe=self._describe, hazard=lambda: self.safety.hazard, on_snapshot=self._publish,
             clock=loop.time,
         )
         self._remove = robot.add_listener(self.heartbeat.post)
+        # The brain starts after the robot's start-up sequence, so it never hears that Connected
+        # event; it is told once, so conditions such as "connected within 90 s" (just started:
+        # look around before napping) mean what they say.
+        info = getattr(robot, "info", None)
+        self.heartbeat.post(ev.Connected(loop.time(), firmware_version=getattr(info, "firmware_version", 0)))
 
     def _head_deg(self) -> float | None:
         state = self.robot.state
@@ -121,8 +89,7 @@ class Brain:
         if self.base_mood_config is None:
             return None
         config = overrides.apply_config(self.base_mood_config) if overrides is not None else self.base_mood_config
-        events = [EmotionEvent.from_record(e) for e in self.resources.emotion_events.values()]
-        return Mood(config, events)
+        return Mood(config, [EmotionEvent.from_record(e) for e in mood_event_records(self.resources)])
 
     def load(self) -> None:
         """Load (or reload) the personality; raises PersonalityError and leaves the old one running."""
@@ -136,13 +103,12 @@ class Brain:
                 for emotion, value in self.ctx.mood.values.items():
                     if emotion not in personality.mood.initial:
                         mood.set_value(emotion, value, self.ctx.clock())
-        old = self.personality
-        if old is not None:
+        if self.personality is not None:
             self.root.stop(py_trees.common.Status.INVALID)
-            self.root.remove_all_children()
+            self.reactions.clear()
         self.ctx.mood = mood
         self.heartbeat.mood = mood
-        self.root.add_children([self.reactions, personality.root])
+        self.root.set_tree(personality.root)
         self.personality = personality
         self.heartbeat.set_tree(self.root)
         log.info("personality %s loaded (%d reactions)", personality.name, len(personality.reactions))
@@ -165,7 +131,7 @@ class Brain:
             node = node.parent
         branch = " > ".join(reversed(names))
         if self.reactions.active is not None:
-            return branch, f"reaction to {self.reactions.active.trigger}"
+            return f"reaction > {branch_of(self.reactions.active.root)}", f"reaction to {self.reactions.active.trigger}"
         why = self.ctx.branch.get("why") or self.ctx.branch.get("behavior")
         if not why and self.ctx.mood is not None:
             why = f"mood {self.ctx.mood.simple_mood().value}"
@@ -181,6 +147,21 @@ class Brain:
         self._remove()
         self.safety.close()
         self.root.stop(py_trees.common.Status.INVALID)
+
+
+def mood_event_records(resources: Any) -> list[Any]:
+    """The emotion-event records a running mood needs besides its config's own.
+
+    Those are the ``emotionevents/`` files plus the events behaviours and activities define inline
+    in their ``eventMapper`` blocks; the mood config's block is parsed with the config itself, so
+    it is left out here to avoid defining those events twice.
+    """
+    mood_record = getattr(resources, "mood", None)
+    mood_file = mood_record.origin.path if mood_record is not None else None
+    records = list(resources.emotion_events.values())
+    records += [e for name, e in getattr(resources, "mapped_events", {}).items()
+                if name not in resources.emotion_events and e.origin.path != mood_file]
+    return records
 
 
 def _mood_config(resources: Any) -> Any:
@@ -201,8 +182,26 @@ def _load_resources(roots: list[Path]) -> Any:
     return resources
 
 
+def validate_before_start(personality: Path, resources: Any) -> list[str]:
+    """Every error that would stop the brain from starting, as ``file:line: key: message`` lines.
+
+    Run before the simulator starts or the robot is contacted, so a broken personality (or mood
+    configuration) ends ``run`` at once instead of after a connection attempt.
+    """
+    from .assets import Severity
+    from .mood import MoodConfigError
+    from .personality import check_personality, format_issue
+
+    errors = [format_issue(i) for i in check_personality(personality, resources) if i.severity >= Severity.ERROR]
+    try:
+        _mood_config(resources)
+    except MoodConfigError as exc:
+        errors.append(f"mood configuration: {exc}")
+    return errors
+
+
 async def run_brain(cfg: Config, *, sim: bool, robot_addr: tuple[str, int] | None, personality: Path,
-                    roots: list[Path], duration: float | None, sim_script: list[Any]) -> int:
+                    roots: list[Path], duration: float | None, sim_script: list[Any], audio: bool = False) -> int:
     """Run one brain until stopped; returns the exit code."""
     from .personality import PersonalityError
 
@@ -220,13 +219,18 @@ async def run_brain(cfg: Config, *, sim: bool, robot_addr: tuple[str, int] | Non
             pass
     try:
         resources = _load_resources(roots)
+        errors = validate_before_start(personality, resources)
+        if errors:
+            log.error("cannot load the personality:\n%s", "\n".join(errors))
+            return 1
         if sim:
-            simulator = await SimulatedCozmo("127.0.0.1", 0, script=sim_script).start()
+            simulator = await SimulatedCozmo("127.0.0.1", 0, script=sim_script, play_audio=audio).start()
             robot_addr = simulator.address
         assert robot_addr is not None
         robot = Robot(*robot_addr, lost_after=cfg.lost_after_s)
         await robot.connect()
-        controller = AnimationController(robot)
+        controller = AnimationController(robot, resources=roots, release_priority=cfg.frame_clock_priority or None,
+                                         release_cpu=cfg.frame_clock_cpu)
         controller.start()
         brain = Brain(robot, resources, personality, heartbeat_hz=cfg.heartbeat_hz, controller=controller)
         try:
@@ -320,10 +324,5 @@ def run_command(args: argparse.Namespace) -> int:
             log.error("%s: resource folder not found", root)
             return 1
     return asyncio.run(run_brain(cfg, sim=args.sim, robot_addr=robot_addr, personality=personality,
-                                 roots=roots, duration=args.duration, sim_script=script))
-
-
-def simulate_command(args: argparse.Namespace) -> int:
-    """``cozmo-brain simulate``: offline, faster-than-real-time runs are not available yet."""
-    log.error("`cozmo-brain simulate` is not available in this version; use `cozmo-brain run --sim --duration S`")
-    return 1
+                                 roots=roots, duration=args.duration, sim_script=script,
+                                 audio=bool(getattr(args, "audio", False))))

@@ -24,7 +24,7 @@ HANDLERS: dict[str, str] = {
     "check": "brain.check:check_command",
     "tree": "brain.personality_cli:tree_command",
     "anim": "brain.anim_cli:anim_command",
-    "simulate": "brain.app:simulate_command",
+    "simulate": "brain.simulate:simulate_command",
 }
 
 
@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", metavar="S", type=float, help="stop cleanly after S seconds")
     p.add_argument("--dashboard", metavar="HOST:PORT", help="serve the dashboard here")
     p.add_argument("--sim-script", metavar="FILE", help="with --sim: a YAML timeline of scripted events")
+    p.add_argument("--audio", action="store_true",
+                   help="with --sim: play the robot's speaker output on this computer (needs the 'audio' extra)")
 
     p = sub.add_parser("sim", help="the simulated Cozmo alone, speaking the robot's UDP protocol")
     _add_common(p)
@@ -63,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reorder", type=float, default=0.0, metavar="P", help="delay this fraction to reorder them")
     p.add_argument("--latency", type=float, default=0.0, metavar="MS", help="one-way latency in milliseconds")
     p.add_argument("--script", metavar="FILE", help="a YAML timeline of scripted events")
+    p.add_argument("--audio", action="store_true",
+                   help="play the robot's speaker output on this computer (needs the 'audio' extra)")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
 
     p = sub.add_parser("check", help="validate resources and a personality; exit 1 on errors")
@@ -94,10 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="run a personality offline, faster than real time")
     _add_common(p)
-    p.add_argument("--hours", type=float, required=True)
-    p.add_argument("--personality", metavar="FILE")
-    p.add_argument("--resources", metavar="DIR", action="append")
-    p.add_argument("--report", metavar="FILE")
+    p.add_argument("--hours", type=float, required=True, metavar="H", help="simulated hours to run")
+    p.add_argument("--personality", metavar="FILE", help="personality YAML (default: config.yaml's)")
+    p.add_argument("--resources", metavar="DIR", action="append", help="resource root, searched in order; repeatable")
+    p.add_argument("--report", metavar="FILE", help="write the report here (.json or .md)")
+    p.add_argument("--script", metavar="FILE", help="a YAML timeline of scripted events (as for `sim --script`)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="random seed; the same seed replays the same run (default: random, reported)")
     return parser
 
 
@@ -124,6 +131,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     setup_logging(getattr(args, "verbose", 0), getattr(args, "quiet", False))
     handler = _resolve(HANDLERS[args.command])
+    if args.command == "run":
+        # Process-wide, so set here and not by the library: the animation frame thread must not
+        # wait the interpreter's default 5 ms for its turn while the event loop is busy.
+        from driver.link import tune_thread_switching
+
+        tune_thread_switching()
     try:
         return int(handler(args) or 0)
     except KeyboardInterrupt:

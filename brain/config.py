@@ -34,6 +34,10 @@ class Config:
     personality: Path = PROJECT_ROOT / "trees" / "default.yaml"
     resources: list[Path] = field(default_factory=lambda: [USER_RESOURCES.expanduser(), PROJECT_ROOT / "resources"])
     heartbeat_hz: float = 10.0
+    #: real-time (SCHED_FIFO) priority asked for the thread that sends animation frames; 0 = ordinary
+    frame_clock_priority: int = 10
+    #: pin that thread to this CPU (None: any)
+    frame_clock_cpu: int | None = None
     log_level: str = "INFO"
     source: Path | None = None
 
@@ -79,7 +83,7 @@ def load_config(path: str | Path | None) -> Config:
     base = source.resolve().parent
     nodes = {k.value: v for k, v in root.value}
     data: dict[str, Any] = yaml.safe_load(text) or {}
-    known = {"robot", "personality", "resources", "heartbeat_hz", "logging", "dashboard"}
+    known = {"robot", "personality", "resources", "heartbeat_hz", "frame_clock", "logging", "dashboard"}
     for key in data:
         if key not in known:
             raise ConfigError(f"{_where(source, nodes.get(key), key)}: unknown setting; expected one of "
@@ -104,6 +108,19 @@ def load_config(path: str | Path | None) -> Config:
     if "heartbeat_hz" in data:
         cfg.heartbeat_hz = _number(data["heartbeat_hz"], float, 0.5, 100, source, nodes.get("heartbeat_hz"),
                                    "heartbeat_hz")
+    clock = data.get("frame_clock") or {}
+    if not isinstance(clock, dict):
+        raise ConfigError(f"{_where(source, nodes.get('frame_clock'), 'frame_clock')}: expected a mapping "
+                          "(priority, cpu)")
+    for key in clock:
+        if key not in ("priority", "cpu"):
+            raise ConfigError(f"{_where(source, nodes.get('frame_clock'), 'frame_clock.' + str(key))}: unknown "
+                              "setting; expected priority or cpu")
+    if "priority" in clock:
+        cfg.frame_clock_priority = _number(clock["priority"], int, 0, 99, source, nodes.get("frame_clock"),
+                                           "frame_clock.priority")
+    if clock.get("cpu") is not None:
+        cfg.frame_clock_cpu = _number(clock["cpu"], int, 0, 1023, source, nodes.get("frame_clock"), "frame_clock.cpu")
     logging_cfg = data.get("logging") or {}
     if isinstance(logging_cfg, dict) and "level" in logging_cfg:
         level = str(logging_cfg["level"]).upper()

@@ -260,3 +260,23 @@ def test_reference_lines_walks_paths_and_skips_comments():
     assert jsonc.reference_lines('{\n "a": [\n  "x",\n  "y",\n ],\n}', [(("a",), "y")]) == [4]  # trailing commas
     assert jsonc.reference_lines("{ not json", [(("a",), "not")]) == [None]
     assert jsonc.reference_lines('{"a": "caf\\u00e9"}', [(("a",), "café")]) == [1]
+
+
+def test_a_running_mood_gets_the_events_behaviours_and_activities_define(tmp_path):
+    from brain.app import _mood_config, mood_event_records
+    from brain.mood import EmotionEvent, Mood
+
+    base_tree(tmp_path, {"eventMapper": {"emotionEvents": [
+        {"name": "ConfigEvent", "emotionAffectors": [{"emotionType": "Happy", "value": 0.3}]}]}})
+    write(tmp_path, f"{SYSTEM}/behaviors/frustrated.json", {
+        "behaviorClass": "PlayAnim", "behaviorID": "Frustrated",
+        "eventMapper": {"name": "BehaviourEvent", "emotionAffectors": [{"emotionType": "Happy", "value": -0.2}]},
+    })
+    rs, _ = check(tmp_path)
+    names = [r.name for r in mood_event_records(rs)]
+    assert sorted(names) == ["BehaviourEvent", "FileEvent"]  # the config's own event comes with the config
+    mood = Mood(_mood_config(rs), [EmotionEvent.from_record(r) for r in mood_event_records(rs)])
+    assert mood.has_event("ConfigEvent") and mood.has_event("BehaviourEvent")
+    before = mood.value("Happy")
+    assert mood.trigger_event("BehaviourEvent", now=1.0)
+    assert mood.value("Happy") == pytest.approx(before - 0.2)

@@ -25,6 +25,14 @@ def test_config_defaults_and_relative_paths(tmp_path: Path) -> None:
     assert (cfg.robot_host, cfg.robot_port, cfg.heartbeat_hz) == ("10.0.0.2", 6000, 20.0)
     assert cfg.personality == (tmp_path / "mine.yaml").resolve()
     assert cfg.resources == [(tmp_path / "res").resolve()]
+    assert (cfg.frame_clock_priority, cfg.frame_clock_cpu) == (10, None)
+
+
+def test_config_frame_clock(tmp_path: Path) -> None:
+    cfg_file = tmp_path / "c.yaml"
+    cfg_file.write_text("frame_clock: {priority: 0, cpu: 1}\n")
+    cfg = load_config(cfg_file)
+    assert (cfg.frame_clock_priority, cfg.frame_clock_cpu) == (0, 1)
 
 
 @pytest.mark.parametrize(
@@ -36,6 +44,9 @@ def test_config_defaults_and_relative_paths(tmp_path: Path) -> None:
         ("resources: notalist", "resources: expected a list of folders"),
         ("logging: {level: LOUD}", "logging.level: expected DEBUG, INFO, WARNING or ERROR"),
         ("robot: [1", "not valid YAML"),
+        ("frame_clock: {priority: 150}", "c.yaml:1: frame_clock.priority: expected 0..99, got 150"),
+        ("frame_clock: {speed: 2}", "frame_clock.speed: unknown setting; expected priority or cpu"),
+        ("frame_clock: 3", "frame_clock: expected a mapping"),
     ],
 )
 def test_config_errors_name_file_line_and_field(tmp_path: Path, text: str, message: str) -> None:
