@@ -38,7 +38,7 @@ from brain.context import BrainContext, event_value_matches
 from brain.graph import Graph
 from brain.nodes.conditions import ORIENTATION_NAMES
 from brain.nodes.cozmo_behaviors import BehaviorSpec
-from brain.nodes.decorators import Cooldown
+from brain.nodes.decorators import Cooldown, Timer
 from brain.nodes.registry import (
     BEHAVIOR_CLASSES,
     EMOTION_EVENT_PARAMS,
@@ -922,6 +922,16 @@ class _Builder:
             else:
                 root = StartMoodGate(f"{activity_id} start mood", root, self.ctx, scorers,
                                      strategy.required_min_start_mood_score)
+        params = strategy.params if strategy is not None else {}
+        # An activity that should end after a while (Socialize: 300 s) hands the robot back then,
+        # and its cooldown starts; without the setting it runs until its chooser finishes.
+        end_after = params.get("activityShouldEndDurationSecs")
+        if end_after is not None:
+            if isinstance(end_after, bool) or not isinstance(end_after, (int, float)) or end_after <= 0:
+                self.issues.warn(loc, where, f"activity {activity_id!r}: activityShouldEndDurationSecs: expected a "
+                                 f"positive number of seconds, got {end_after!r}; the activity runs until it ends")
+            else:
+                root = Timer(f"{activity_id} for {end_after:g} s", root, self.ctx, float(end_after))
         cooldown = spec.get("cooldown")
         if cooldown is None and strategy is not None:
             cooldown = strategy.cooldown_base_s
@@ -931,7 +941,10 @@ class _Builder:
             except ParamError as exc:
                 self.issues.add(spec.at("cooldown"), f"{path}.cooldown", str(exc))
                 return None
-            root = Cooldown(f"{activity_id} cooldown", root, self.ctx, seconds)
+            gate = Cooldown(f"{activity_id} cooldown", root, self.ctx, seconds)
+            if params.get("startInCooldown") is True:
+                gate.last_ran = self.ctx.now()  # the first chance comes one cooldown after the start
+            root = gate
         return root
 
     def _resource_graph(self, value: Any, loc: Loc, path: str, what: str) -> Graph | None:

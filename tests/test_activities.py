@@ -71,6 +71,14 @@ PICKY = {
     "activityStrategy": {"type": "Simple"},
 }
 
+#: Runs at most 5 s, then cools down 10 s; its first chance comes only after a cooldown.
+TIMED = {
+    "activityID": "Timed",
+    "behaviorChooser": {"type": "Selection", "behaviors": ["HappyThing"]},
+    "activityStrategy": {"type": "Simple", "cooldownBaseSecs": 10, "activityShouldEndDurationSecs": 5,
+                         "startInCooldown": True},
+}
+
 BROKEN = {
     "activityID": "Broken",
     "behaviorChooser": {"type": "Scoring", "behaviors": [
@@ -98,7 +106,7 @@ def resources(tmp_path: Path) -> Any:
     behavior("SadThing", "Sad")
     behavior("Unscored", "Blink")
     behavior("Legacy", "Bored", flatScore=0.05)
-    for record in (MOPEY, PICKY, BROKEN):
+    for record in (MOPEY, PICKY, TIMED, BROKEN):
         (activities / f"{record['activityID']}.json").write_text(json.dumps(record, indent=2))
     rs = load_resource_set([root, PROJECT_RESOURCES])
     assert not [str(i) for i in rs.issues if i.severity >= Severity.ERROR]
@@ -229,3 +237,25 @@ def test_scoring_node_running_penalty_and_bonus() -> None:
     clock.t += 1.5  # a's running score falls to 0.1 < 0.8
     chooser.tick_once()
     assert chooser.current_child is children[1]
+
+
+def test_an_activity_ends_after_its_duration_and_may_start_in_cooldown(resources: Any, tmp_path: Path) -> None:
+    clock = Clock()
+    ctx = _ctx(resources, clock, anim_s=60.0)  # its behaviour alone would run a minute
+    path = tmp_path / "t.yaml"
+    path.write_text("activities:\n  act: {activity: Timed}\nroot: {use: act}\n")
+    root = load_personality(path, ctx).root
+    root.tick_once()
+    assert root.status is Status.FAILURE and ctx.animations.played == []  # startInCooldown
+    clock.t += 10.0
+    root.tick_once()
+    assert root.status is Status.RUNNING and ctx.animations.played == [("trigger", "Happy")]
+    clock.t += 4.9
+    root.tick_once()
+    assert root.status is Status.RUNNING
+    clock.t += 0.2
+    root.tick_once()
+    assert root.status is Status.SUCCESS  # activityShouldEndDurationSecs: the robot is handed back
+    clock.t += 1.0
+    root.tick_once()
+    assert root.status is Status.FAILURE  # and the cooldown runs
