@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 
 import numpy as np
 
+from .roots import ResourceRoots, cozmo_resources_dirs
+
 __all__ = [
     "FRAMES_PER_SECOND",
     "MULAW_BIAS",
@@ -390,19 +392,6 @@ def scale_frames(frames: Sequence[bytes], gain: float) -> list[bytes]:
 # Sounds of a resource tree
 
 
-def _cozmo_resources(roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:
-    """The ``cozmo_resources`` directories of one or several resource roots (each the directory
-    itself, or its parent), in the order given."""
-    if isinstance(roots, (str, os.PathLike)):
-        roots = [roots]
-    out = []
-    for root in roots:
-        p = Path(root)
-        child = p / "cozmo_resources"
-        out.append(child if child.is_dir() else p)
-    return out
-
-
 class SoundLibrary:
     """RobotAudio keyframes -> µ-law frames, from WAV files under a resource tree's ``sound`` folder.
 
@@ -417,12 +406,13 @@ class SoundLibrary:
     warning says so; an id without a file is silent and warned about once.
     """
 
-    def __init__(self, roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
+    def __init__(self, roots: ResourceRoots, *,
                  seed: int | None = None, cache_size: int = 64) -> None:
-        self.folders = [root / "sound" for root in _cozmo_resources(roots)]
+        self.folders = [root / "sound" for root in cozmo_resources_dirs(roots)]
         self.cache_size = cache_size
         self._rng = np.random.default_rng(seed)
         self._files: dict[str, Path] | None = None
+        self._present: list[Path] = []  # the sound folders that exist (found with the files)
         self._cache: OrderedDict[tuple[int, float], list[bytes]] = OrderedDict()
         self._warned: set[object] = set()
 
@@ -431,11 +421,11 @@ class SoundLibrary:
         """Audio event id (as text, lower case) -> WAV file, found on first use."""
         if self._files is None:
             self._files = {}
-            for folder in self.folders:
-                if folder.is_dir():
-                    for path in sorted(folder.rglob("*")):
-                        if path.suffix.lower() == ".wav" and path.is_file():
-                            self._files.setdefault(path.stem.lower(), path)
+            self._present = [folder for folder in self.folders if folder.is_dir()]
+            for folder in self._present:
+                for path in sorted(folder.rglob("*")):
+                    if path.suffix.lower() == ".wav" and path.is_file():
+                        self._files.setdefault(path.stem.lower(), path)
         return self._files
 
     def __call__(self, keyframe: RobotAudio) -> list[bytes] | None:
@@ -443,16 +433,17 @@ class SoundLibrary:
         ids = keyframe.audio_event_id
         if not ids:
             return None
-        if not any(folder.is_dir() for folder in self.folders):
+        files = self.files  # scanned once; keyframes then cost no file-system calls
+        if not self._present:
             where = ", ".join(str(f) for f in self.folders)
             self._warn_once("folder", "no sound folder (looked for %s): RobotAudio keyframes are silent", where)
             return None
         event_id = int(ids[self._pick(keyframe)])
-        path = self.files.get(str(event_id))
+        path = files.get(str(event_id))
         if path is None:
             self._warn_once("missing", "no WAV for audio event %d (%d.wav) under %s: that sound is silent "
                             "(further missing sounds are logged at debug level)", event_id, event_id,
-                            ", ".join(str(f) for f in self.folders if f.is_dir()))
+                            ", ".join(str(f) for f in self._present))
             return None
         return self._frames(event_id, path, float(keyframe.volume))
 

@@ -56,7 +56,6 @@ import bisect
 import contextlib
 import logging
 import math
-import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -78,6 +77,7 @@ from .clip import (
 )
 from .face import FaceParams, FaceRenderer
 from .playback import Fit, Playback, PlaybackCancelled, PlaybackParams, PlaybackState, resolve_easing
+from .roots import ResourceRoots
 
 log = logging.getLogger(__name__)
 
@@ -545,7 +545,7 @@ class AnimationController:
 
     def __init__(self, robot: Robot, *, idle_face: FaceParams | None = None,
                  audio_resolver: AudioResolver | None = None, sprite_resolver: SpriteResolver | None = None,
-                 resources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+                 resources: ResourceRoots | None = None,
                  on_event: EventHandler | None = None,
                  seed: int | None = None, idle: bool = True, release: str = "thread",
                  lead_s: float = RELEASE_LEAD_S, release_priority: int | None = None,

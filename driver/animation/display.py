@@ -40,11 +40,12 @@ import logging
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .roots import ResourceRoots, cozmo_resources_dirs
 
 __all__ = [
     "BLANK_SCREEN",
@@ -297,16 +298,9 @@ class SpriteLibrary:
     rest of its tracks; :meth:`load` raises instead.
     """
 
-    def __init__(self, roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
+    def __init__(self, roots: ResourceRoots, *,
                  cache_size: int = 32) -> None:
-        if isinstance(roots, (str, os.PathLike)):
-            roots = [roots]
-        self.folders = []
-        for root in roots:
-            base = Path(root)
-            if (base / "cozmo_resources").is_dir():
-                base = base / "cozmo_resources"
-            self.folders.append(base / "assets" / "faceAnimations")
+        self.folders = [root / "assets" / "faceAnimations" for root in cozmo_resources_dirs(roots)]
         self.cache_size = cache_size
         self._cache: OrderedDict[str, list[bytes]] = OrderedDict()
         self._warned: set[str] = set()
