@@ -517,7 +517,7 @@ async def simulate(
             await robot.connect(open_link=net.open_link)
         except RobotError as exc:
             raise SimulationError(str(exc)) from exc
-        controller = AnimationController(robot, seed=seed)
+        controller = AnimationController(robot, resources=roots, seed=seed)  # sprites and sounds, as `run` has
         controller.start()
         brain = Brain(robot, resources, personality, heartbeat_hz=heartbeat_hz, controller=controller, seed=seed)
         try:
