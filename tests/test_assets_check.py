@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from brain import check
+from brain.app import check
+from brain.app.check import check_command, default_roots
+from brain.app.cli import main
 from brain.assets import Issue, Severity
-from brain.check import check_command, default_roots
-from brain.cli import main
 from tests.bench.gen_tree import TreeSpec, generate
 
 

@@ -263,7 +263,7 @@ def test_reference_lines_walks_paths_and_skips_comments():
 
 
 def test_a_running_mood_gets_the_events_behaviours_and_activities_define(tmp_path):
-    from brain.app import _mood_config, mood_event_records
+    from brain.engine import _mood_config, mood_event_records
     from brain.mood import EmotionEvent, Mood
 
     base_tree(tmp_path, {"eventMapper": {"emotionEvents": [

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from brain.app.check import check_command
 from brain.assets import Severity, load_resource_set, validate
 from brain.assets import validation as V
-from brain.check import check_command
 from brain.graph import Graph, GraphError
 
 SAMPLE_RESOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "cozmo_resources_sample" / "cozmo_resources"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.config import ConfigError, load_config, parse_robot_address
+from brain.app.config import ConfigError, load_config, parse_robot_address
 from brain.heartbeat import Heartbeat
 from brain.safety import Safety
 from driver import events as ev

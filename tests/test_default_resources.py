@@ -100,7 +100,7 @@ def test_check_reports_no_errors_warnings_or_info(rs: ResourceSet) -> None:
 def test_check_command_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
     from argparse import Namespace
 
-    from brain.check import check_command
+    from brain.app.check import check_command
 
     assert check_command(Namespace(resources=[str(RESOURCES)])) == 0
     assert "Summary: 0 errors, 0 warnings" in capsys.readouterr().out

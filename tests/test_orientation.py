@@ -273,7 +273,7 @@ def test_on_side_behaviour_plays_the_side_reaction_then_waits_to_be_stood_up() -
 @pytest.mark.e2e
 def test_run_reacts_when_the_timeline_puts_the_robot_on_its_back(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text("- {at: 1.5, orientation: on_back, for: 2.5}\n")
-    args = [sys.executable, "-m", "brain.cli", "run", "--sim", "--duration", "6", "--sim-script", "s.yaml",
+    args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", "6", "--sim-script", "s.yaml",
             "--personality", str(REPO / "trees" / "default.yaml"), "--resources", str(REPO / "resources")]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     log = proc.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from py_trees.common import Status
 
+from brain.app.tree import tree_command
 from brain.assets import Severity, load_resource_set
 from brain.context import BrainContext
 from brain.nodes.actions import Wait
@@ -19,7 +20,6 @@ from brain.personality import (
     context_for_check,
     load_personality,
 )
-from brain.personality_cli import tree_command
 from driver import events as ev
 from driver.samples import RobotStatus
 

@@ -206,7 +206,7 @@ def test_run_resumes_what_a_put_down_reaction_interrupted(tmp_path: Path) -> Non
         folder.mkdir()
         (folder / "p.yaml").write_text(PROBE.replace("RESUME", resume))
         (folder / "s.yaml").write_text("- {at: 1.5, event: pick_up, for: 0.4}\n")
-        args = [sys.executable, "-m", "brain.cli", "run", "--sim", "--duration", "5", "--personality", "p.yaml",
+        args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", "5", "--personality", "p.yaml",
                 "--sim-script", "s.yaml", "--resources", str(REPO / "resources")]
         procs[resume] = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=folder)
     logs = {}

@@ -42,7 +42,7 @@ SCRIPT = """\
 
 
 def _run(tmp_path: Path, *extra: str, duration: str = "8") -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-m", "brain.cli", "run", "--sim", "--duration", duration, *extra]
+    args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", duration, *extra]
     if SAMPLE_RESOURCES.is_dir():
         args += ["--resources", str(SAMPLE_RESOURCES)]
     return subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
@@ -78,7 +78,7 @@ def test_a_broken_personality_is_reported_before_any_network(tmp_path: Path) -> 
     """No simulator is started and no robot contacted: the error comes at once, not after a connect timeout."""
     (tmp_path / "bad.yaml").write_text(PERSONALITY.replace("seconds: 1}", "seconds: lots}"))
     for target in (["--robot", "127.0.0.1:9"], ["--sim"]):  # nothing answers on port 9: a connect would wait 5 s
-        args = [sys.executable, "-m", "brain.cli", "run", *target, "--personality", "bad.yaml",
+        args = [sys.executable, "-m", "brain", "run", *target, "--personality", "bad.yaml",
                 "--resources", str(REPO / "resources")]
         started = time.monotonic()
         proc = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
@@ -94,6 +94,6 @@ def test_a_broken_personality_is_reported_before_any_network(tmp_path: Path) -> 
 def test_missing_personality_and_bad_flags(tmp_path: Path) -> None:
     proc = _run(tmp_path, "--personality", "nope.yaml", duration="3")
     assert proc.returncode == 1 and "nope.yaml: personality file not found" in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "brain.cli", "run", "--sim", "--robot", "x"],
+    proc = subprocess.run([sys.executable, "-m", "brain", "run", "--sim", "--robot", "x"],
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2

@@ -26,7 +26,7 @@ def _free_udp_port() -> int:
 def test_sim_command_serves_a_robot_and_stops_after_duration() -> None:
     port = _free_udp_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "brain.cli", "sim", "--host", "127.0.0.1", "--port", str(port), "--duration", "4"],
+        [sys.executable, "-m", "brain", "sim", "--host", "127.0.0.1", "--port", str(port), "--duration", "4"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
@@ -55,7 +55,7 @@ def test_sim_command_serves_a_robot_and_stops_after_duration() -> None:
 
 
 def test_sim_rejects_bad_fault_settings_with_usage_exit() -> None:
-    proc = subprocess.run([sys.executable, "-m", "brain.cli", "sim", "--loss", "1.5", "--duration", "0.1"],
+    proc = subprocess.run([sys.executable, "-m", "brain", "sim", "--loss", "1.5", "--duration", "0.1"],
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2
     assert "loss must be a probability" in proc.stderr

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from brain import simulate as sim_mod
-from brain.simulate import SimulationReport, VirtualTimeLoop, run_virtual, simulate, simulate_command
+from brain.app import simulate as sim_mod
+from brain.app.simulate import SimulationReport, VirtualTimeLoop, run_virtual, simulate, simulate_command
 from driver.link import Link, LinkState, Role
 from driver.memlink import MemoryNetwork
 from driver.protocol.frame import PacketType, RawPacket
@@ -227,14 +227,14 @@ def test_markdown_report_and_progress_lines(tmp_path: Path, caplog: pytest.LogCa
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sim_mod, "PROGRESS_WALL_S", 0.0)  # a progress line at every check
     out = tmp_path / "r.md"
-    with caplog.at_level(logging.INFO, logger="brain.simulate"):
+    with caplog.at_level(logging.INFO, logger="brain.app.simulate"):
         assert simulate_command(_args(tmp_path, hours=0.02, report=str(out))) == 0
     text = out.read_text()
     for heading in ("# Simulation of `default`", "## Sleep", "## Time per top-level branch", "## Behaviours",
                     "## Animations that reached the robot", "## Reactions", "## Mood", "## Mood over time"):
         assert heading in text
     assert "x** real time" in text and "| Excited |" in text
-    messages = [r.getMessage() for r in caplog.records if r.name == "brain.simulate"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "brain.app.simulate"]
     assert any("simulated 0:00:30 of 0:01:12 (42%)" in m for m in messages), messages
     assert any(m.startswith("simulated 0.02 h of default in") for m in messages)
     assert any(m.startswith("[sim 0:00:30]") for m in messages)  # lines carry the simulated time

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from brain.simulate import run_virtual, simulate
+from brain.app.simulate import run_virtual, simulate
 from driver.sim.script import parse_script
 
 from .conftest import REPO

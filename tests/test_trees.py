@@ -37,7 +37,7 @@ def test_config_names_the_default_personality() -> None:
 
 
 def test_check_command_passes_on_the_project_defaults() -> None:
-    proc = subprocess.run([sys.executable, "-m", "brain.cli", "check", "--resources", str(REPO / "resources"),
+    proc = subprocess.run([sys.executable, "-m", "brain", "check", "--resources", str(REPO / "resources"),
                            "--personality", str(TREES / "default.yaml")], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -198,8 +198,8 @@ async def _play_clips(ctl: AnimationController, seconds: float) -> int:
 
 def _make_brain(robot: Robot, ctl: AnimationController) -> Any:
     """The default personality over the project's resources (loaded before the measurement starts)."""
-    from brain.app import Brain
     from brain.assets.resource_set import ResourceSet
+    from brain.engine import Brain
 
     resources = ResourceSet.load([ROOT / "resources"])
     brain = Brain(robot, resources, ROOT / "trees" / "default.yaml", heartbeat_hz=10.0, controller=ctl, seed=1)

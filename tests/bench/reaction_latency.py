@@ -54,7 +54,7 @@ async def bench(trials: int, gap: tuple[float, float], seed: int) -> tuple[list[
 
     sim.on_message = on_message
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "brain.cli", "run", "--robot", f"127.0.0.1:{sim.port}",
+        sys.executable, "-m", "brain", "run", "--robot", f"127.0.0.1:{sim.port}",
         "--personality", str(ROOT / "trees" / "default.yaml"), "--resources", str(ROOT / "resources"),
         "--duration", "3600", "-q", cwd=ROOT, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)

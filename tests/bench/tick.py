@@ -2,10 +2,10 @@
 
 What is timed
     ``brain.root.tick_once()`` — the brain's whole tree for one beat: the reaction runner above
-    ``trees/default.yaml``, loaded with the project's ``resources/`` by :class:`brain.app.Brain`
+    ``trees/default.yaml``, loaded with the project's ``resources/`` by :class:`brain.engine.Brain`
     exactly as ``cozmo-brain run`` does. The robot is the simulated Cozmo (its RobotState stream,
     acks and events are real), the run is the offline simulation on a virtual clock
-    (:mod:`brain.simulate`), and a scripted world pokes, taps, presses the button, lifts the
+    (:mod:`brain.app.simulate`), and a scripted world pokes, taps, presses the button, lifts the
     robot and shows it a cliff every minute or so, so the ticks are a realistic mix of idling,
     playing, reacting and sleeping rather than hours of one sleeping branch. Target: median
     ≤ 0.5 ms.
@@ -61,7 +61,7 @@ from py_trees.common import Status  # noqa: E402
 from py_trees.composites import Composite, Parallel, Selector, Sequence  # noqa: E402
 from py_trees.decorators import Decorator  # noqa: E402
 
-from brain.simulate import run_virtual, simulate  # noqa: E402
+from brain.app.simulate import run_virtual, simulate  # noqa: E402
 from driver.sim.script import parse_script  # noqa: E402
 
 PERSONALITY = ROOT / "trees" / "default.yaml"

@@ -67,7 +67,7 @@ def _resources(args: argparse.Namespace) -> Any:
     roots = getattr(args, "resources", None)
     if not roots:
         try:
-            from brain.check import default_roots
+            from brain.app.check import default_roots
 
             roots = default_roots(getattr(args, "config", None))
         except Exception:

@@ -19,12 +19,12 @@ log = logging.getLogger("cozmo_brain")
 
 #: subcommand -> "module:function"; the function takes the parsed namespace and returns an exit code.
 HANDLERS: dict[str, str] = {
-    "run": "brain.app:run_command",
+    "run": "brain.app.run:run_command",
     "sim": "driver.sim.server:sim_command",
-    "check": "brain.check:check_command",
-    "tree": "brain.personality_cli:tree_command",
-    "anim": "brain.anim_cli:anim_command",
-    "simulate": "brain.simulate:simulate_command",
+    "check": "brain.app.check:check_command",
+    "tree": "brain.app.tree:tree_command",
+    "anim": "brain.app.anim:anim_command",
+    "simulate": "brain.app.simulate:simulate_command",
 }
 
 

@@ -28,7 +28,7 @@ __all__ = ["check_command", "default_roots"]
 log = logging.getLogger(__name__)
 
 #: The project checkout (brain/ lives directly in it).
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 #: Where PyCozmo's resource download puts the Cozmo app's tree.
 PYCOZMO_RESOURCES = Path("~/.pycozmo/assets/cozmo_resources")
 

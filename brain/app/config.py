@@ -16,7 +16,7 @@ import yaml
 log = logging.getLogger(__name__)
 
 #: Where the project's own resources and personalities live (next to the packages).
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 USER_RESOURCES = Path("~/.pycozmo/assets/cozmo_resources")
 
 

@@ -481,7 +481,7 @@ async def simulate(
     """Run ``personality`` for ``hours`` of loop time against the simulator; returns the report.
 
     Meant for a :class:`VirtualTimeLoop` (see :func:`run_virtual`); on an ordinary loop it runs
-    in real time. ``on_start`` is called with the :class:`brain.app.Brain` once it is loaded and
+    in real time. ``on_start`` is called with the :class:`brain.engine.Brain` once it is loaded and
     just before its heartbeat starts (benchmarks and tools hook in there). Raises
     :class:`SimulationError` when the stack cannot start.
     """
@@ -490,10 +490,10 @@ async def simulate(
     from driver.robot import Robot, RobotError
     from driver.sim.server import SimulatedCozmo
 
-    from .app import Brain, validate_before_start
-    from .assets.resource_set import ResourceSet
-    from .nodes.registry import BEHAVIOR_CLASSES
-    from .personality import PersonalityError
+    from ..assets.resource_set import ResourceSet
+    from ..engine import Brain, validate_before_start
+    from ..nodes.registry import BEHAVIOR_CLASSES
+    from ..personality import PersonalityError
 
     if not hours > 0:
         raise SimulationError(f"the simulated time must be positive, got {hours} h")
