@@ -250,6 +250,12 @@ class AnimationController:
         """True while the frame clock runs."""
         return self._handle is not None
 
+    @property
+    def clock_origin(self) -> float | None:
+        """Loop time of the clock's frame 0 (None before :meth:`start`): frame k is due at
+        ``clock_origin + k / 30``, whatever frames were missed on the way."""
+        return self._t0 if self._loop is not None else None
+
     def stop_all(self, reason: str = "stopped") -> None:
         """Stop everything now, keeping the clock: what plays, what is queued, and every track lock.
 
