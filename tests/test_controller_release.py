@@ -19,7 +19,7 @@ from driver.animation.controller import AnimationController
 from driver.link import FRAME_CLOCK_SWITCH_INTERVAL_S, Link, Role, tune_thread_switching
 from driver.protocol import messages as m
 from driver.protocol.frame import DecodeError, PacketType, RawPacket, decode_frame
-from driver.robot import Robot
+from driver.robot import Robot, RobotError
 from driver.sim.faults import NetworkFaults
 from driver.sim.server import SimulatedCozmo
 
@@ -332,3 +332,88 @@ def test_the_release_thread_takes_the_cpu_and_priority_it_is_given(caplog: pytes
             robot.close()
 
     run(main(), timeout=20)
+
+
+def _frame_clock_threads() -> dict[int, threading.Thread]:
+    return {t.native_id or 0: t for t in threading.enumerate() if t.name.endswith("frame-clock")}
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="CPU affinity is Linux-only")
+def test_the_controllers_release_settings_reach_the_release_thread_through_the_robot(
+        caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+    import os
+
+    async def main() -> None:
+        cpu = max(os.sched_getaffinity(0))
+        before = _frame_clock_threads()
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address, lost_after=2.0, name="tuned")
+        await robot.connect()
+        ctl = AnimationController(robot, seed=1, release_priority=2, release_cpu=cpu)
+        try:
+            with caplog.at_level(logging.WARNING, logger="driver.link"):
+                pb = ctl.play(Clip("c", head_angle=(HeadAngle(0, 100, 10),)))
+                await pb
+            started = {tid: t for tid, t in _frame_clock_threads().items() if tid not in before}
+            assert [t.name for t in started.values()] == ["tuned-frame-clock"]
+            tid = next(iter(started))
+            assert os.sched_getaffinity(tid) == {cpu}
+            granted = os.sched_getscheduler(tid) == os.SCHED_FIFO
+            assert granted or any("real-time priority 2 not granted" in r.getMessage() for r in caplog.records)
+            if granted:
+                assert os.sched_getparam(tid).sched_priority == 2
+            assert robot.stats.clocked_frames >= pb.frames_sent  # the clip's frames took the clocked path
+        finally:
+            await ctl.stop()
+            await robot.disconnect()
+            await sim.stop()
+
+    run(main(), timeout=20)
+
+
+def test_the_in_memory_network_streams_clocked_frames_from_the_loop() -> None:
+    """Links without a socket (the offline simulation's) release frames from a loop timer, on time."""
+    from driver.memlink import MemoryNetwork
+
+    async def main() -> None:
+        before = _frame_clock_threads()
+        net = MemoryNetwork()
+        sim = SimulatedCozmo("127.0.0.1", 5551)
+        await sim.start(open_link=net.open_link)
+        robot = Robot("127.0.0.1", 5551, lost_after=2.0)
+        await robot.connect(open_link=net.open_link)
+        loop = asyncio.get_running_loop()
+        arrivals: list[float] = []
+        sim.on_message = lambda msg: arrivals.append(loop.time()) \
+            if type(msg).__name__ in ("OutputAudio", "OutputSilence") else None
+        ctl = AnimationController(robot, seed=1)  # release="thread": the link has no thread to give
+        try:
+            pb = ctl.play(Clip("c", head_angle=(HeadAngle(0, 300, 20),)))
+            await pb
+            assert pb.succeeded and pb.ended_by_robot
+            assert robot.stats.clocked_frames >= pb.frames_sent == 10
+            assert _frame_clock_threads().keys() == before.keys()
+            origin = ctl.clock_origin
+            assert origin is not None
+            late = [a - origin - k / 30 for k, a in enumerate(arrivals)]
+            assert min(late) >= 0.0, "never before its time"
+        finally:
+            await ctl.stop()
+            await robot.disconnect()
+            await sim.stop()
+
+    run(main(), timeout=20)
+
+
+def test_clocked_frames_need_a_connection() -> None:
+    async def main() -> None:
+        robot = Robot("127.0.0.1", 9)
+        with pytest.raises(RobotError, match="not connected"):
+            with robot.frame_at(0.0):
+                pass
+        with pytest.raises(RobotError, match="not connected"):
+            robot.flush()
+
+    run(main(), timeout=5)
