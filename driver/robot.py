@@ -600,23 +600,16 @@ class Robot:
             self.send(m.OutputAudio(samples=samples))
 
     # ================================================================== clocked frames
-    # The animation controller's interface (driver.clocked.AnimationTarget): a group of messages
-    # put on the wire as one frame at an exact loop time. Everything here delegates to the link's
-    # public frame_at / flush and its release settings; the connection code above does not
-    # depend on it.
+    # The animation controller's interface (driver.clocked.AnimationTarget), delegated to the
+    # link's public frame_at / flush and its release-thread settings; nothing above uses it.
 
-    #: release-thread settings asked for with set_frame_release, and the link they were given to
+    #: release-thread settings asked for (priority, cpu), and the link they were given to
     _frame_release: tuple[int | None, int | None] = (None, None)
     _frame_release_link: Link | None = None
 
     def frame_at(self, at: float) -> contextlib.AbstractContextManager[None]:
-        """Send every message sent inside the block as one frame, on the wire at loop time ``at``.
-
-        The link sequences and encodes the frame when the block ends and its release thread
-        writes it to the socket at ``at`` (at once when ``at`` has passed; from a loop timer on
-        links without a socket). What was sent before the block goes out first; blocks do not
-        nest. Raises :class:`RobotError` before :meth:`connect`.
-        """
+        """Send every message sent inside the block as one frame, on the wire at loop time ``at``
+        (see :meth:`driver.link.Link.frame_at`). Raises :class:`RobotError` before :meth:`connect`."""
         return self._frame_link().frame_at(at)
 
     def flush(self) -> None:
@@ -624,12 +617,8 @@ class Robot:
         self._frame_link().flush()
 
     def set_frame_release(self, *, priority: int | None = None, cpu: int | None = None) -> None:
-        """Ask for a SCHED_FIFO ``priority`` and/or a ``cpu`` for the thread that releases clocked frames.
-
-        None leaves a setting as the link has it. The link starts that thread with its first
-        clocked frame, so this takes effect when set before then, and again for the link of
-        every new connection.
-        """
+        """SCHED_FIFO ``priority`` and ``cpu`` for the thread that releases clocked frames (None:
+        the link's own); given to each connection's link before its first clocked frame."""
         self._frame_release = (priority, cpu)
         self._frame_release_link = None
 
@@ -639,9 +628,7 @@ class Robot:
             raise RobotError("not connected")
         if self._frame_release_link is not link:
             priority, cpu = self._frame_release
-            if priority is not None:
-                link.release_priority = priority
-            if cpu is not None:
-                link.release_cpu = cpu
+            link.release_priority = priority if priority is not None else link.release_priority
+            link.release_cpu = cpu if cpu is not None else link.release_cpu
             self._frame_release_link = link
         return link

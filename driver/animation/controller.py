@@ -93,6 +93,8 @@ from .tracks import TRACKS, Lock, TrackError, TrackLocks, normalise_tracks
 
 log = logging.getLogger(__name__)
 
+# FPS, FRAME_MS, TRACKS, Lock, Timeline, TrackError, split_move and the resolver types live in the
+# modules above; they stay importable from here, where callers have always found them.
 __all__ = [
     "DISPLAY_REFRESH_S",
     "END_TIMEOUT_S",
