@@ -129,7 +129,8 @@ def test_robot_connection_settings(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ("robot:\n  reconnect_initial_s: 0", "c.yaml:2: robot.reconnect_initial_s: expected 0.01..60, got 0"),
-        ("robot:\n  host: x\n  reconnect_max_s: slow", "c.yaml:3: robot.reconnect_max_s: expected a number, got 'slow'"),
+        ("robot:\n  host: x\n  reconnect_max_s: slow",
+         "c.yaml:3: robot.reconnect_max_s: expected a number, got 'slow'"),
         ("robot:\n  reconnect_initial_s: 4\n  reconnect_max_s: 2",
          "c.yaml:3: robot.reconnect_max_s: reconnect_max_s (2) must not be less than reconnect_initial_s (4)"),
         ("robot:\n  reconnect_initial_s: 20", "c.yaml:2: robot.reconnect_initial_s: reconnect_max_s (10) must not"),
