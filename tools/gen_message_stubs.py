@@ -20,7 +20,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
-from enum import Enum
+from enum import IntEnum, IntFlag
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -84,7 +84,7 @@ def _default(f: Field) -> str:
     t = f.type
     if f.default is not None:
         value = f.default
-        return repr(int(value) if isinstance(value, Enum) else value)
+        return repr(int(value) if isinstance(value, (IntEnum, IntFlag)) else value)
     if isinstance(t, Scalar):
         return repr(t.default)
     if isinstance(t, String):
