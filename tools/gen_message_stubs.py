@@ -20,7 +20,6 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
-from enum import IntEnum, IntFlag
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -84,7 +83,9 @@ def _default(f: Field) -> str:
     t = f.type
     if f.default is not None:
         value = f.default
-        return repr(int(value) if isinstance(value, (IntEnum, IntFlag)) else value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return f"0x{value:X}" if value > 0xFFFF else str(int(value))
+        return repr(value)
     if isinstance(t, Scalar):
         return repr(t.default)
     if isinstance(t, String):

@@ -488,7 +488,7 @@ class SetOrigin(Message):
         pose_origin_id: int = 1,
         pose_x: float = 0.0,
         pose_y: float = 0.0,
-        unknown5: int = 2147483648,
+        unknown5: int = 0x80000000,
     ) -> None: ...
 
 
@@ -586,7 +586,7 @@ class NvStorageOp(Message):
     data: bytes
     def __init__(
         self,
-        tag: int = 4294967295,
+        tag: int = 0xFFFFFFFF,
         length: int = 0,
         op: int = 0,
         unknown: int = 0,
@@ -942,7 +942,7 @@ class NvStorageOpResult(Message):
     data: bytes
     def __init__(
         self,
-        tag: int = 4294967295,
+        tag: int = 0xFFFFFFFF,
         length: int = 0,
         op: int = 0,
         result: int = 0,
