@@ -34,7 +34,7 @@ from py_trees.behaviour import Behaviour
 from py_trees.decorators import Decorator
 
 from brain.assets.issues import Issue, Severity
-from brain.context import BrainContext, event_value_matches
+from brain.context import BrainContext
 from brain.graph import Graph
 from brain.nodes.conditions import ORIENTATION_NAMES
 from brain.nodes.cozmo_behaviors import BehaviorSpec
@@ -50,6 +50,7 @@ from brain.nodes.registry import (
     ParamError,
     coerce,
 )
+from brain.reactions import REACTION_EVENTS, Reaction, first_match
 
 __all__ = [
     "REACTION_EVENTS",
@@ -71,29 +72,6 @@ NODE_KEYS = ("type", "behavior", "use", "id", "name", "params", "children", "chi
 #: Keys of a reaction entry.
 REACTION_KEYS = ("behavior", "use", "type", "tree", "priority", "shouldResumeLast", "event", "params", "id",
                  "name", "comment")
-
-#: Reaction trigger → (robot event kind, the event's value or None for any). The value is a status
-#: flag's edge (True: turned on) or, for orientation changes, the new orientation (``on_side``:
-#: either side). Cozmo's trigger names plus a few for events the driver reports that Cozmo's map
-#: had no trigger for.
-REACTION_EVENTS: dict[str, tuple[str, bool | str | None]] = {
-    "CliffDetected": ("cliff", True),
-    "RobotPickedUp": ("picked_up", True),
-    "ReturnedToTreads": ("picked_up", False),
-    "RobotFalling": ("falling_started", None),
-    "PlacedOnCharger": ("on_charger", True),
-    "CubeMoved": ("cube_moved", None),
-    "DoubleTapDetected": ("cube_tapped", None),
-    "Poked": ("poked", None),
-    "CubeTapped": ("cube_tapped", None),
-    "ButtonPressed": ("button", True),
-    "MotorCalibration": ("motor_calibration", None),
-    "RobotOnBack": ("orientation", "on_back"),
-    "RobotOnFace": ("orientation", "on_face"),
-    "RobotOnSide": ("orientation", "on_side"),
-    "RobotOnLeftSide": ("orientation", "on_left_side"),
-    "RobotOnRightSide": ("orientation", "on_right_side"),
-}
 
 #: The mood used to check names when no resource set provides one: Cozmo's emotion types and
 #: its default decay curve.
@@ -226,32 +204,6 @@ def _repr(value: Any) -> str:
 # ----------------------------------------------------------------------------- results
 
 
-@dataclass(frozen=True)
-class Reaction:
-    """What the robot does when a reaction trigger fires.
-
-    ``event_kind``/``event_value`` say which robot event fires it (``value`` selects the edge
-    of a status flag, or an orientation by name; None matches any). Higher ``priority``
-    reactions interrupt lower ones; ``should_resume_last`` asks the runner to resume the
-    interrupted branch afterwards.
-    """
-
-    trigger: str
-    root: Behaviour
-    priority: int = 0
-    should_resume_last: bool = False
-    event_kind: str | None = None
-    event_value: bool | str | None = None
-    file: str = ""
-    line: int | None = None
-
-    def matches(self, event: Any) -> bool:
-        """Whether a robot event fires this reaction."""
-        if self.event_kind is None or getattr(event, "kind", None) != self.event_kind:
-            return False
-        return event_value_matches(event, self.event_value)
-
-
 @dataclass
 class MoodOverrides:
     """A personality's changes to the mood: initial values, value ranges and decay graphs."""
@@ -291,10 +243,7 @@ class Personality:
 
     def reaction_for(self, event: Any) -> Reaction | None:
         """The highest-priority reaction a robot event fires, if any."""
-        for reaction in self.reactions:
-            if reaction.matches(event):
-                return reaction
-        return None
+        return first_match(self.reactions, event)
 
 
 # ----------------------------------------------------------------------------- assembly
