@@ -11,13 +11,12 @@ What counts as an error and what as a warning is explained in :mod:`brain.assets
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sys
 from pathlib import Path
 from typing import Any
 
-from brain.assets import Issue, Severity, exit_code, format_report, load_resource_set, validate
+from brain.assets import Issue, exit_code, format_report, load_resource_set, validate
 
 from .config import ConfigError, load_config
 
@@ -27,14 +26,9 @@ log = logging.getLogger(__name__)
 
 
 def _personality_issues(path: str, rs: Any) -> list[Issue]:
-    try:
-        module = importlib.import_module("brain.personality")
-    except ModuleNotFoundError as exc:
-        if exc.name != "brain.personality":
-            raise
-        return [Issue(Severity.ERROR, "personality checking is unavailable: brain.personality is not installed",
-                      file=path, code="personality")]
-    return list(module.check_personality(Path(path), rs))
+    from brain.personality import check_personality
+
+    return list(check_personality(Path(path), rs))
 
 
 def check_command(args: argparse.Namespace) -> int:
@@ -44,7 +38,11 @@ def check_command(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(getattr(args, "config", None))
         roots: list[Path | str] = list(given) if given else list(cfg.resource_roots())
-        personality = str(cfg.select_personality(personality_arg)) if personality_arg else None
+        personality = None
+        if personality_arg:
+            resolved = cfg.select_personality(personality_arg)
+            # a file is reported as the user named it; a name as the file it was found in
+            personality = personality_arg if Path(personality_arg).is_file() else str(resolved)
     except ConfigError as exc:
         log.error("%s", exc)
         return 1

@@ -68,7 +68,7 @@ def journal_stream(stream: TextIO, environ: Mapping[str, str] | None = None) -> 
         return False
 
 
-class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
+class _Handler(logging.StreamHandler):
     """The handler this module installs (recognised, and replaced, when set up again)."""
 
 

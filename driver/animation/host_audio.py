@@ -24,6 +24,7 @@ recording stand-in for that device object, so the chunking runs unchanged withou
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 import queue
 import threading
@@ -66,7 +67,7 @@ StreamFactory = Callable[[], OutputStream]
 def _sounddevice() -> tuple[Any, str]:
     """(the sounddevice module, "") or (None, why host audio is unavailable)."""
     try:
-        import sounddevice  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        sounddevice = importlib.import_module("sounddevice")  # optional: typed or not, installed or not
     except ImportError:
         return None, f"sounddevice is not installed ({_INSTALL_HINT})"
     except OSError as exc:  # the package is there, the PortAudio library is not
@@ -89,7 +90,8 @@ def _open_default_stream() -> OutputStream:
     sd, reason = _sounddevice()
     if sd is None:
         raise OSError(reason)
-    return sd.RawOutputStream(samplerate=SAMPLE_RATE, channels=1, dtype="int16", latency="high")  # type: ignore[no-any-return]
+    stream: OutputStream = sd.RawOutputStream(samplerate=SAMPLE_RATE, channels=1, dtype="int16", latency="high")
+    return stream
 
 
 class HostAudioSink:
