@@ -69,7 +69,20 @@ def journal_stream(stream: TextIO, environ: Mapping[str, str] | None = None) -> 
 
 
 class _Handler(logging.StreamHandler):
-    """The handler this module installs (recognised, and replaced, when set up again)."""
+    """The handler this module installs (recognised, and replaced, when set up again).
+
+    Without a stream of its own it writes to whatever ``sys.stderr`` is at the time of each
+    record, so a replaced standard error (a test's capture, a redirect) is followed.
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__(sys.stderr if stream is None else stream)
+        self._follow_stderr = stream is None
+
+    def emit(self, record: logging.LogRecord) -> None:  # noqa: D102
+        if self._follow_stderr:
+            self.stream = sys.stderr
+        super().emit(record)
 
 
 def setup_logging(verbose: int = 0, quiet: bool = False, *, stream: TextIO | None = None,
@@ -80,7 +93,7 @@ def setup_logging(verbose: int = 0, quiet: bool = False, *, stream: TextIO | Non
     others installed on the root logger stay).
     """
     out = sys.stderr if stream is None else stream
-    handler = _Handler(out)
+    handler = _Handler(stream)
     if journal_stream(out, environ):
         handler.setFormatter(JournalFormatter())
     else:

@@ -48,7 +48,15 @@ def render_dot(personality: Personality) -> str:
 
 
 def _resources(cfg: Config, given: list[str] | None) -> Any:
-    roots = cfg.resource_roots(given)
+    """The resource set the personality is checked against: as ``run`` would load it.
+
+    A ``--resources`` folder that does not exist is reported and skipped rather than fatal: the
+    picture can still be drawn against the other roots and the packaged set.
+    """
+    existing = [r for r in given or () if Path(r).expanduser().is_dir()]
+    for missing in [r for r in given or () if r not in existing]:
+        log.warning("%s: resource folder not found; skipped", missing)
+    roots = cfg.resource_roots(existing)
     if not roots:
         return None
     from brain.assets import load_resource_set
