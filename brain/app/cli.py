@@ -30,6 +30,9 @@ HANDLERS: dict[str, str] = {
 }
 
 
+PERSONALITY_HELP = "personality file, or name such as playful (default: the one in the settings)"
+
+
 def _add_common(p: argparse.ArgumentParser, *, top: bool = False) -> None:
     """-v, -q and --config, accepted before the subcommand (``top``) and after it.
 
@@ -80,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     target = p.add_mutually_exclusive_group()
     target.add_argument("--sim", action="store_true", help="start the simulated Cozmo in-process and use it")
     target.add_argument("--robot", metavar="HOST[:PORT]", help="connect to a real robot (default 172.31.1.1:5551)")
-    p.add_argument("--personality", metavar="FILE", help="personality YAML (default: config.yaml's)")
+    p.add_argument("--personality", metavar="FILE|NAME", help=PERSONALITY_HELP)
     p.add_argument("--resources", metavar="DIR", action="append", help="resource root, searched in order; repeatable")
     p.add_argument("--duration", metavar="S", type=float, help="stop cleanly after S seconds")
     p.add_argument("--dashboard", metavar="HOST:PORT", help="serve the dashboard here")
@@ -103,12 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="validate resources and a personality; exit 1 on errors")
     _add_common(p)
-    p.add_argument("--personality", metavar="FILE", help="personality YAML to validate")
+    p.add_argument("--personality", metavar="FILE|NAME", help="personality file or name to validate")
     p.add_argument("--resources", metavar="DIR", action="append", help="resource root, searched in order; repeatable")
 
     p = sub.add_parser("tree", help="show a personality's behaviour tree")
     _add_common(p)
-    p.add_argument("--personality", metavar="FILE", help="personality YAML (default: config.yaml's)")
+    p.add_argument("--personality", metavar="FILE|NAME", help=PERSONALITY_HELP)
     p.add_argument("--resources", metavar="DIR", action="append", help="resource root; repeatable")
     p.add_argument("--format", choices=("ascii", "dot", "svg"), default="ascii")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
@@ -131,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="run a personality offline, faster than real time")
     _add_common(p)
     p.add_argument("--hours", type=float, required=True, metavar="H", help="simulated hours to run")
-    p.add_argument("--personality", metavar="FILE", help="personality YAML (default: config.yaml's)")
+    p.add_argument("--personality", metavar="FILE|NAME", help=PERSONALITY_HELP)
     p.add_argument("--resources", metavar="DIR", action="append", help="resource root, searched in order; repeatable")
     p.add_argument("--report", metavar="FILE", help="write the report here (.json or .md)")
     p.add_argument("--script", metavar="FILE", help="a YAML timeline of scripted events (as for `sim --script`)")
