@@ -135,3 +135,15 @@ def test_anim_list_with_no_clips_says_so_and_fails(tmp_path):
     proc = cli("anim", "--resources", str(empty), "list", cwd=tmp_path)
     assert proc.returncode == 1 and proc.stdout == ""
     assert f"no animation clips found in {empty}" in proc.stderr
+
+
+@pytest.mark.e2e
+def test_run_and_simulate_take_a_personality_by_name(tmp_path):
+    proc = cli("run", "--sim", "--duration", "0.5", "--personality", "playful", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "cozmo_brain: running playful.yaml" in proc.stderr
+    proc = cli("simulate", "--hours", "0.002", "--personality", "sleepy", "--seed", "1", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"simulating \S+/sleepy\.yaml for 0\.002 h", proc.stderr), proc.stderr
+    proc = cli("run", "--sim", "--personality", "grumpy", cwd=tmp_path)
+    assert proc.returncode == 1 and "no personality named 'grumpy'" in proc.stderr
