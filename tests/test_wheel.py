@@ -4,7 +4,7 @@ This is the install a user or a service gets (``pip wheel`` + ``pip install``), 
 one the other tests run: the defaults must come from the installed package's data, not from a
 checkout. The wheel is built from a copy of the source tree (so a stale ``build/`` folder in the
 checkout cannot leak into it), and installed with its dependencies from the package index
-(pip's cache makes that quick: about 10-20 s on two cores). The installed console script then
+(pip's cache makes that quick: the whole module takes about 20-25 s on two cores). The installed console script then
 runs ``run --sim``, ``check``, ``tree`` and ``anim list`` from an empty folder, with a HOME and
 XDG_CONFIG_HOME of its own so no user settings or resource download can stand in for the
 packaged ones.
@@ -49,10 +49,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     shutil.copytree(REPO, src, symlinks=True, ignore=COPY_IGNORE)
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp / "dist"), str(src)], cwd=tmp)
     (wheel,) = (tmp / "dist").glob("cozmo_brain-*.whl")
-    venv = tmp / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=tmp)
+    venv = tmp / "venv"  # as the README installs it: a new environment and its own pip
+    _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp)
     python = venv / "bin" / "python"
-    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", str(wheel)], cwd=tmp)
+    _run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], cwd=tmp)
     site = _run([str(python), "-c", "import brain, pathlib; print(pathlib.Path(brain.__file__).parent)"],
                 cwd=tmp).stdout.strip()
     return {"wheel": wheel, "bin": venv / "bin", "package": Path(site)}
