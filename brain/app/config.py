@@ -141,7 +141,11 @@ def _user_config_dir(environ: Mapping[str, str]) -> Path | None:
 def config_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:
     """The folders searched for ``config.yaml``, highest priority first (without the packaged default)."""
     user = _user_config_dir(os.environ if environ is None else environ)
-    return [d for d in (user, SYSTEM_CONFIG_DIR, Path.cwd()) if d is not None]
+    try:
+        cwd: Path | None = Path.cwd()
+    except OSError:  # the working folder was removed under us: there is no ./config.yaml
+        cwd = None
+    return [d for d in (user, SYSTEM_CONFIG_DIR, cwd) if d is not None]
 
 
 def find_config(explicit: str | os.PathLike[str] | None = None) -> Path:
