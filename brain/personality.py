@@ -95,14 +95,6 @@ REACTION_EVENTS: dict[str, tuple[str, bool | str | None]] = {
     "RobotOnRightSide": ("orientation", "on_right_side"),
 }
 
-#: The mood used to check names when no resource set provides one: Cozmo's emotion types and
-#: its default decay curve.
-DEFAULT_MOOD_CONFIG: dict[str, Any] = {
-    "emotionTypes": ["Happy", "Confident", "Excited", "Brave", "Calm", "Social", "WantToPlay"],
-    "decayGraphs": [{"emotionType": "default", "nodes": [
-        {"x": 0, "y": 1}, {"x": 10, "y": 1}, {"x": 30, "y": 0.9}, {"x": 75, "y": 0.6}, {"x": 150, "y": 0}]}],
-}
-
 _PATH_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
@@ -1234,7 +1226,7 @@ def load_personality(path: Path | str, ctx: BrainContext, *, parameters: Mapping
 
 def context_for_check(resource_set: Any = None) -> BrainContext:
     """An offline context for validating or displaying a personality: no robot, the resource set's mood."""
-    from brain.mood import EmotionEvent, Mood, MoodConfig
+    from brain.mood import DEFAULT_CONFIG, EmotionEvent, Mood, MoodConfig
 
     mood = None
     if resource_set is not None and getattr(resource_set, "mood", None) is not None:
@@ -1245,7 +1237,7 @@ def context_for_check(resource_set: Any = None) -> BrainContext:
         except Exception as exc:  # a broken mood config is reported by the resource checker
             log.info("mood not available for checking emotion names: %s", exc)
     if mood is None:
-        mood = Mood(MoodConfig.from_json(DEFAULT_MOOD_CONFIG, "built-in mood config"))
+        mood = Mood(DEFAULT_CONFIG)
     return BrainContext(robot=None, mood=mood, resources=resource_set)
 
 
