@@ -50,6 +50,7 @@ from brain.nodes.registry import (
     ParamError,
     coerce,
 )
+from driver.events import EVENT_KINDS
 
 __all__ = [
     "REACTION_EVENTS",
@@ -75,7 +76,8 @@ REACTION_KEYS = ("behavior", "use", "type", "tree", "priority", "shouldResumeLas
 #: Reaction trigger → (robot event kind, the event's value or None for any). The value is a status
 #: flag's edge (True: turned on) or, for orientation changes, the new orientation (``on_side``:
 #: either side). Cozmo's trigger names plus a few for events the driver reports that Cozmo's map
-#: had no trigger for.
+#: had no trigger for. Kinds are names of :data:`driver.events.EVENT_KINDS`, which turns them into
+#: the event types a reaction matches.
 REACTION_EVENTS: dict[str, tuple[str, bool | str | None]] = {
     "CliffDetected": ("cliff", True),
     "RobotPickedUp": ("picked_up", True),
@@ -238,8 +240,9 @@ class Reaction:
     line: int | None = None
 
     def matches(self, event: Any) -> bool:
-        """Whether a robot event fires this reaction."""
-        if self.event_kind is None or getattr(event, "kind", None) != self.event_kind:
+        """Whether a robot event fires this reaction: of the kind's type (class and flag), with the value."""
+        event_type = EVENT_KINDS.get(self.event_kind) if self.event_kind is not None else None
+        if event_type is None or not event_type.matches(event):
             return False
         return event_value_matches(event, self.event_value)
 
@@ -1059,6 +1062,10 @@ class _Builder:
         if kind is None:
             self.issues.warn(loc, path, f"no robot event fires reaction trigger {trigger!r}; give `event: {{kind: …}}`"
                              f"{_suggest(trigger, REACTION_EVENTS)}")
+        elif kind not in EVENT_KINDS:
+            self.issues.add(entry.at("event"), f"{path}.event.kind", f"unknown robot event kind {kind!r}"
+                            f"{_suggest(kind, EVENT_KINDS)}")
+            return None
         if "tree" in entry:
             node = self.build(entry["tree"], entry.at("tree"), f"{path}.tree")[0]
         elif any(k in entry for k in ("behavior", "use", "type")):
