@@ -232,14 +232,13 @@ class SimpleMoodRule:
         rule = cls()
         if block is None:
             return rule
-        given = {
-            "stimulation": block.stimulation,
-            "frustration": block.frustration,
-            "low_stim_max": block.low_stim_max,
-            "frustrated_below": block.frustrated_below,
-            "med_stim_max": block.med_stim_max,
-        }
-        return cls(**{k: v if v is not None else getattr(rule, k) for k, v in given.items()})
+        return cls(
+            stimulation=block.stimulation if block.stimulation is not None else rule.stimulation,
+            frustration=block.frustration if block.frustration is not None else rule.frustration,
+            low_stim_max=block.low_stim_max if block.low_stim_max is not None else rule.low_stim_max,
+            frustrated_below=block.frustrated_below if block.frustrated_below is not None else rule.frustrated_below,
+            med_stim_max=block.med_stim_max if block.med_stim_max is not None else rule.med_stim_max,
+        )
 
 
 @dataclass(frozen=True)
