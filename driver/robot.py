@@ -322,11 +322,15 @@ class Robot:
 
     async def wait_for(self, kind: str, timeout: float | None = None,
                        predicate: Callable[[ev.RobotEvent], bool] | None = None) -> ev.RobotEvent:
-        """Wait for the next event of ``kind`` (optionally matching ``predicate``)."""
+        """Wait for the next event of ``kind`` (a name of :data:`driver.events.EVENT_KINDS`,
+        optionally matching ``predicate``); ValueError at once for a name that is none."""
+        event_type = ev.EVENT_KINDS.get(kind)
+        if event_type is None:
+            raise ValueError(f"unknown robot event kind {kind!r}; known: {', '.join(sorted(ev.EVENT_KINDS))}")
         fut: asyncio.Future[ev.RobotEvent] = asyncio.get_running_loop().create_future()
 
         def listener(e: ev.RobotEvent) -> None:
-            if e.kind == kind and not fut.done() and (predicate is None or predicate(e)):
+            if event_type.matches(e) and not fut.done() and (predicate is None or predicate(e)):
                 fut.set_result(e)
 
         remove = self.add_listener(listener)

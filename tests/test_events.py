@@ -175,3 +175,17 @@ def test_hazard_listeners_run_before_ordinary_ones_whatever_the_order() -> None:
 def test_every_event_kind_is_documented_for_personality_authors() -> None:
     doc = (REPO / "docs" / "personality-format.md").read_text(encoding="utf-8")
     assert [kind for kind in ev.EVENT_KINDS if f"`{kind}`" not in doc] == []
+
+
+def test_waiting_for_an_unknown_kind_fails_at_once_instead_of_timing_out() -> None:
+    async def body() -> None:
+        robot = Robot("127.0.0.1", 9)
+        with pytest.raises(ValueError, match="unknown robot event kind 'robot_lsot'"):
+            await robot.wait_for("robot_lsot", timeout=30)
+        waiting = asyncio.ensure_future(robot.wait_for("poked", timeout=5))
+        await asyncio.sleep(0)
+        robot._emit(ev.StatusChanged(1.0, RobotStatus.CLIFF_DETECTED, True))
+        robot._emit(ev.Poked(2.0))
+        assert (await waiting) == ev.Poked(2.0)
+
+    run(body(), timeout=10)
