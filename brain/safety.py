@@ -1,6 +1,6 @@
 """Safety outside the tree, and the one place the motor-stop policy is written down.
 
-Who stops the motors when the robot is in danger, and why there are three of them:
+Who stops the motors when the robot is in danger or out of touch, and why there are several:
 
 1. **The firmware's stop-on-cliff.** At start-up the Robot sends ``EnableStopOnCliff`` (on unless
    ``Robot(stop_on_cliff=False)``); the robot then stops driving forward by itself the moment its
@@ -23,6 +23,9 @@ Who stops the motors when the robot is in danger, and why there are three of the
    running leaves cancel their own motions, and ``ReactToCliff`` and ``ReactToPickup`` begin with
    a ``stop_motors`` of their own (which also stops anything started in between). After that the
    reaction is free to move the motors again: back away from the edge, try to flip over.
+4. **After a lost link.** When the robot is back after a loss (``Reconnected``), the brain
+   (:mod:`brain.engine`) stops the motors before the personality resumes, so nothing commanded
+   before the link dropped keeps running.
 
 A new hazard belongs here (:data:`HAZARD_FLAGS`, :data:`TIPPED_OVER`, the handlers), not in the
 tree. Events are told apart by type and status flag, not by their ``kind`` names.
