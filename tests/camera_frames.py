@@ -1,7 +1,7 @@
 """Receiving camera frames in tests: reassemble ImageChunks and rebuild a standard JPEG.
 
-Written from the description of the robot's format (README, "Camera frames") and kept apart from
-driver/sim/jpeg.py on purpose: the quantisation and Huffman tables come from a JPEG that Pillow
+Written from the description of the robot's format and kept apart from driver/sim/jpeg.py on
+purpose: the quantisation and Huffman tables come from a JPEG that Pillow
 (libjpeg) writes at quality 50, not from the simulator's constants, so a wrong table on either
 side shows up as a frame that does not decode.
 """

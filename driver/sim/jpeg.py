@@ -2,9 +2,11 @@
 
 The robot sends only the entropy-coded scan of a baseline JPEG that uses one quantisation table
 (the JPEG standard's Annex K.1 luminance table, i.e. IJG quality 50) and one pair of Huffman
-tables (Annex K.3's luminance DC and AC tables) for every component; the receiver puts a fixed
-header in front (see the README, "Camera frames"). The payload is one marker byte (0 = grey,
-anything else = colour), then the scan with 0xFF bytes *not* stuffed, padded with 0xFF.
+tables (Annex K.3's luminance DC and AC tables) for every component. The payload is one marker
+byte (0 = grey, anything else = colour), then the scan with 0xFF bytes *not* stuffed, padded with
+0xFF to a multiple of four bytes. A receiver drops the padding and the marker byte, stuffs a 0x00
+after every 0xFF, and puts a fixed header (SOI, JFIF, that DQT, an SOF0 with the frame's size,
+those DHTs, an SOS) in front and FF D9 behind.
 
 Grey frames are W×H with one component. Colour frames are coded at half width (QVGA → 160×240)
 with Y sampled 2×1 and Cb, Cr 1×1, all three on the *luminance* tables. No stock encoder can do
