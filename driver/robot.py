@@ -214,9 +214,9 @@ class Robot:
         try:
             await self.link.connect(timeout=self.connect_timeout)
             await self._wait("firmware", "FirmwareSignature")
-            self.send(m.Enable())
-            self.send(m.Enable())
-            await self._wait("body", "BodyInfo")
+            self.send(m.GetManufacturingInfo())
+            self.send(m.GetManufacturingInfo())
+            await self._wait("body", "ManufacturingID")
             self.send(m.SetOrigin())
             self.send(m.SyncTime())
             await self._wait("state", "the first RobotState")
@@ -421,12 +421,19 @@ class Robot:
         "RobotState": _on_robot_state,
         "FirmwareSignature": _on_firmware,
         "HardwareInfo": _on_hardware,
-        "BodyInfo": _on_body,
+        "ManufacturingID": _on_body,
         "AcknowledgeAction": _on_ack,
         "PathFollowingEvent": _on_path,
         "ButtonPressed": lambda self, msg: self._emit(ev.ButtonPressed(self._now(), pressed=bool(msg.pressed))),
         "RobotPoked": lambda self, msg: self._emit(ev.Poked(self._now())),
-        "RobotDelocalized": lambda self, msg: self._emit(ev.Delocalized(self._now())),
+        "SyncTimeAck": lambda self, msg: log.debug("%s: the robot acknowledged SyncTime", self.name),
+        "CliffEvent": lambda self, msg: self._emit(ev.CliffReported(
+            self._now(), detected=bool(msg.detected_flags), stopped=bool(msg.did_stop_for_cliff),
+            sensors=int(msg.detected_flags))),
+        "PotentialCliff": lambda self, msg: self._emit(ev.PotentialCliff(self._now())),
+        "RobotStopped": lambda self, msg: self._emit(ev.RobotStopped(self._now(), reason=int(msg.reason))),
+        "MotorAutoEnabled": lambda self, msg: self._emit(ev.MotorAutoEnabled(
+            self._now(), motor_id=int(msg.motor_id), enabled=bool(msg.enabled))),
         "ObjectTapped": lambda self, msg: self._emit(
             ev.CubeTapped(self._now(), object_id=int(msg.object_id), taps=int(msg.num_taps))),
         "ObjectMoved": lambda self, msg: self._emit(ev.CubeMoved(self._now(), object_id=int(msg.object_id))),

@@ -20,22 +20,26 @@ from .conftest import eventually, run
 pytestmark = pytest.mark.e2e
 
 
-async def _pair(**sim_kwargs: object) -> tuple[SimulatedCozmo, Robot]:
+async def _pair(heard: list[str] | None = None, **sim_kwargs: object) -> tuple[SimulatedCozmo, Robot]:
     sim = await SimulatedCozmo(port=0, **sim_kwargs).start()  # type: ignore[arg-type]
     robot = Robot(*sim.address, lost_after=1.0)
+    if heard is not None:
+        robot.add_message_listener(lambda msg: heard.append(msg.NAME))
     await robot.connect()
     return sim, robot
 
 
 def test_connect_runs_the_startup_sequence_and_state_streams() -> None:
     async def body() -> None:
-        sim, robot = await _pair()
+        heard: list[str] = []
+        sim, robot = await _pair(heard)
         try:
             assert robot.info.firmware_version == 2381
             assert robot.info.serial_number == sim.serial_number
             assert robot.info.body_hw_version == 5
-            for name in ("Enable", "SetOrigin", "SyncTime"):
+            for name in ("GetManufacturingInfo", "SetOrigin", "SyncTime"):
                 assert sim.counts[name] >= 1, name
+            assert "SyncTimeAck" in heard  # the robot's answer to SyncTime, not a delocalisation
             first = robot.state
             assert first is not None
             await asyncio.sleep(0.35)
@@ -59,8 +63,17 @@ def test_head_lift_turn_and_wheels_move_the_simulated_body() -> None:
             await robot.set_head_angle(0.5)
             assert sim.body.head.position == pytest.approx(0.5, abs=0.01)
             assert robot.state.has(RobotStatus.HEAD_IN_POS)  # type: ignore[union-attr]
+            down = robot.state.proprioception  # type: ignore[union-attr]
+            assert (down.lift_angle_rad, down.lift_height_mm) == (pytest.approx(-0.198, abs=0.002),
+                                                                  pytest.approx(32.0, abs=0.1))
             await robot.set_lift_height(85)
             assert sim.body.lift.position == pytest.approx(85, abs=1.0)  # LIFT_IN_POS tolerance
+            # The wire carries the arm's angle; the sample has it and the height it gives.
+            up = robot.state.proprioception  # type: ignore[union-attr]
+            assert sim.robot_state().lift_angle_rad == pytest.approx(math.asin((85 - 45) / 66), abs=0.02)
+            assert up.lift_angle_rad == pytest.approx(math.asin((85 - 45) / 66), abs=0.02)
+            assert up.lift_height_mm == pytest.approx(85, abs=1.0)
+            assert dict((j.name, j.unit) for j in up.joints)["lift"] == "rad"
             # out-of-range requests are clamped to the physical limits
             await robot.set_head_angle(3.0)
             assert sim.body.head.position == pytest.approx(math.radians(44.5), abs=0.01)
