@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from driver import events as ev
 from driver.protocol import messages as m
 from driver.robot import ActionCancelled, Robot, RobotError
 from driver.samples import RobotStatus
@@ -154,6 +155,33 @@ def test_scripted_pick_up_cliff_button_and_cube_tap_raise_events() -> None:
             assert "button" in kinds and "poked" in kinds and "cube_tapped" in kinds
             assert ("on_charger", True) in events
             assert "falling_started" in kinds
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body())
+
+
+def test_the_firmwares_own_cliff_stop_and_motor_reports_become_events() -> None:
+    """CliffEvent, PotentialCliff, RobotStopped and MotorAutoEnabled, as a real robot sends them
+    (PyCozmo's table lacks them, so they used to arrive as unknown messages)."""
+
+    async def body() -> None:
+        sim, robot = await _pair()
+        events: list[ev.RobotEvent] = []
+        robot.add_listener(events.append)
+        try:
+            sim.send(m.CliffEvent(timestamp=1234, detected_flags=0b11, did_stop_for_cliff=True))
+            sim.send(m.PotentialCliff())
+            sim.send(m.RobotStopped(reason=0))
+            sim.send(m.MotorAutoEnabled(motor_id=m.MotorId.LIFT, enabled=False))
+            sim.send(m.CliffEvent(timestamp=1300, detected_flags=0, did_stop_for_cliff=False))
+            await eventually(lambda: sum(isinstance(e, ev.CliffReported) for e in events) == 2)
+            cliffs = [e for e in events if isinstance(e, ev.CliffReported)]
+            assert [(c.detected, c.stopped, c.sensors) for c in cliffs] == [(True, True, 3), (False, False, 0)]
+            assert any(isinstance(e, ev.PotentialCliff) for e in events)
+            assert [e.reason for e in events if isinstance(e, ev.RobotStopped)] == [0]
+            assert [(e.motor_id, e.enabled) for e in events if isinstance(e, ev.MotorAutoEnabled)] == [(2, False)]
         finally:
             await robot.disconnect()
             await sim.stop()
