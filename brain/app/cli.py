@@ -25,6 +25,7 @@ HANDLERS: dict[str, str] = {
     "tree": "brain.app.tree:tree_command",
     "anim": "brain.app.anim:anim_command",
     "simulate": "brain.app.simulate:simulate_command",
+    "capture": "brain.app.capture:capture_command",
 }
 
 
@@ -105,6 +106,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", metavar="FILE", help="a YAML timeline of scripted events (as for `sim --script`)")
     p.add_argument("--seed", type=int, metavar="N",
                    help="random seed; the same seed replays the same run (default: random, reported)")
+
+    p = sub.add_parser("capture", help="read captures of the robot's traffic (recordings, logs, pcap)")
+    _add_common(p)
+    csub = p.add_subparsers(dest="capture_command", metavar="ACTION")
+    csub.required = True
+    c = csub.add_parser("show", help="one line per message: time, direction, name, decoded fields")
+    c.add_argument("files", nargs="+", metavar="FILE", help="capture file(s), read one after another")
+    c.add_argument("--only", nargs="+", metavar="NAME", help="only these messages (names or 0xNN ids)")
+    c.add_argument("--stats", action="store_true", help="counts per message, rates, gaps and malformed packets")
+    c.add_argument("--json", action="store_true", help="JSON: one object per message, or the statistics")
+    c.add_argument("--port", type=int, default=5551, help="the robot's UDP port in pcap files (default 5551)")
     return parser
 
 
