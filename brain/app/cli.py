@@ -91,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sim-script", metavar="FILE", help="with --sim: a YAML timeline of scripted events")
     p.add_argument("--audio", action="store_true",
                    help="with --sim: play the robot's speaker output on this computer (needs the 'audio' extra)")
+    p.add_argument("--record", metavar="FILE",
+                   help="write every datagram both ways to FILE (rotated: FILE.1, ...); read it with capture show")
 
     p = sub.add_parser("sim", help="the simulated Cozmo alone, speaking the robot's UDP protocol")
     _add_common(p)

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import logging
 import signal
 from pathlib import Path
 from typing import Any
 
 from driver.animation.controller import AnimationController
+from driver.capture.recorder import CaptureRecorder
+from driver.link import Link
 from driver.robot import Robot, RobotError
 from driver.sim.script import ScriptError, load_script
 from driver.sim.server import SimulatedCozmo
@@ -32,11 +35,17 @@ log = logging.getLogger("cozmo_brain")
 
 
 async def run_brain(cfg: Config, *, sim: bool, robot_addr: tuple[str, int] | None, personality: Path,
-                    roots: list[Path], duration: float | None, sim_script: list[Any], audio: bool = False) -> int:
-    """Run one brain until stopped; returns the exit code."""
+                    roots: list[Path], duration: float | None, sim_script: list[Any], audio: bool = False,
+                    record: Path | None = None) -> int:
+    """Run one brain until stopped; returns the exit code.
+
+    ``record``: write every datagram of the robot's connection there (``run --record``), rotated
+    at the configured size.
+    """
     from ..personality import PersonalityError
 
     simulator: SimulatedCozmo | None = None
+    recorder: CaptureRecorder | None = None
     robot: Robot | None = None
     controller: AnimationController | None = None
     brain: Brain | None = None
@@ -59,7 +68,18 @@ async def run_brain(cfg: Config, *, sim: bool, robot_addr: tuple[str, int] | Non
             robot_addr = simulator.address
         assert robot_addr is not None
         robot = Robot(*robot_addr, lost_after=cfg.lost_after_s)
-        await robot.connect()
+        open_link = None
+        if record is not None:
+            try:
+                recorder = CaptureRecorder(record, max_bytes=int(cfg.record_max_mb * 1e6), keep=cfg.record_files,
+                                           peer=f"{robot_addr[0]}:{robot_addr[1]}")
+            except OSError as exc:
+                log.error("--record %s: cannot write: %s", record, exc.strerror or exc)
+                return 1
+            log.info("recording the robot's traffic to %s (%.0f MB a file, %d older files kept)", record,
+                     cfg.record_max_mb, cfg.record_files)
+            open_link = functools.partial(Link.open, tap=recorder.engine_tap)
+        await robot.connect(open_link=open_link)
         controller = AnimationController(robot, resources=roots, release_priority=cfg.frame_clock_priority or None,
                                          release_cpu=cfg.frame_clock_cpu)
         controller.start()
@@ -94,6 +114,9 @@ async def run_brain(cfg: Config, *, sim: bool, robot_addr: tuple[str, int] | Non
             await robot.disconnect()
         if simulator is not None:
             await simulator.stop()
+        if recorder is not None:
+            recorder.close()
+            log.info("recorded %d datagrams to %s", recorder.datagrams, record)
 
 
 async def _watch_file(path: Path, changed: asyncio.Event, stop: asyncio.Event, interval: float = 1.0) -> None:
@@ -151,6 +174,8 @@ def run_command(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         log.error("%s", exc)
         return 1
+    record = getattr(args, "record", None)
     return asyncio.run(run_brain(cfg, sim=args.sim, robot_addr=robot_addr, personality=personality,
                                  roots=roots, duration=args.duration, sim_script=script,
-                                 audio=bool(getattr(args, "audio", False))))
+                                 audio=bool(getattr(args, "audio", False)),
+                                 record=Path(record) if record else None))
