@@ -3,7 +3,8 @@
 :mod:`~driver.capture.formats` reads recordings, hex-line logs, JSON lines and (through
 :mod:`~driver.capture.pcap`) packet captures into :class:`Datagram` items;
 :mod:`~driver.capture.decode` turns those into one :class:`Entry` per message with the driver's own
-codecs, and counts them in :class:`CaptureStats`.
+codecs, and counts them in :class:`CaptureStats`; :mod:`~driver.capture.recorder` writes
+recordings (``run --record``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .formats import (
     parse_text,
     read_capture,
 )
+from .recorder import CaptureRecorder
 
 __all__ = [
     "FROM_ROBOT",
@@ -32,6 +34,7 @@ __all__ = [
     "RECORDING_VERSION",
     "ROBOT_PORT",
     "TO_ROBOT",
+    "CaptureRecorder",
     "CaptureStats",
     "Datagram",
     "Entry",

@@ -107,7 +107,10 @@ def parse_iso_time(text: str) -> float:
     year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
     fraction = float("0." + match.group(7)) if match.group(7) else 0.0
     zone = match.group(8) or "Z"
-    whole = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc).timestamp()
+    try:
+        whole = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc).timestamp()
+    except ValueError as exc:
+        raise ValueError(f"expected an ISO-8601 time, got {text!r} ({exc})") from None
     if zone != "Z":
         sign = 1 if zone[0] == "+" else -1
         digits = zone[1:].replace(":", "")
