@@ -91,7 +91,7 @@ class Brain:
         if mood is not None:
             personality.mood.apply_initial(mood, self.ctx.clock())
             if self.personality is not None and self.ctx.mood is not None:
-                for emotion, value in self.ctx.mood.values.items():
+                for emotion, value in self.ctx.mood.values().items():
                     if emotion not in personality.mood.initial:
                         mood.set_value(emotion, value, self.ctx.clock())
         if self.personality is not None:
