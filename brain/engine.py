@@ -7,6 +7,14 @@ suspended, not reset; when a reaction with ``shouldResumeLast`` ends, the branch
 was (a memory sequence on its step, the interrupted animation replayed), and when one without it
 ends, the tree is evaluated again from its top.
 
+When the robot is lost (:class:`driver.events.RobotLost`, or the link closes) the brain stops the
+animation controller, stops the tree and its reactions, and suspends the heartbeat's ticking; the
+heartbeat itself keeps beating. When the robot is back (:class:`driver.events.Reconnected`, or
+:class:`driver.events.RobotRecovered` when the link recovers by itself) the motors are stopped,
+the controller restarts and the tree starts again from its top, in the very beat that drains
+the event, so conditions and reactions can react to ``reconnected``. Suspension and resumption
+happen on a beat, like every other change of the tree.
+
 The application (``brain.app``) builds a Brain for ``run`` and for ``simulate``; nothing here knows
 about command lines, signals or the simulator.
 """
@@ -32,6 +40,11 @@ from .nodes.reactions import ReactionRunner, ReactiveRoot, branch_of
 from .safety import Safety
 
 __all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_start"]
+
+#: Robot events after which the robot is not there; the tree is suspended until it is back.
+LOST_EVENTS = (ev.RobotLost, ev.Disconnected)
+#: Robot events that say it is back.
+BACK_EVENTS = (ev.Reconnected, ev.RobotRecovered)
 
 log = logging.getLogger("cozmo_brain")
 
@@ -104,14 +117,44 @@ class Brain:
         self.heartbeat.set_tree(self.root)
         log.info("personality %s loaded (%d reactions)", personality.name, len(personality.reactions))
 
+    @property
+    def suspended(self) -> str | None:
+        """Why the tree is not ticked (the robot is lost), or None."""
+        return self.heartbeat.suspended
+
     def _on_events(self, events: list[ev.RobotEvent], now: float) -> None:
         for event in events:
+            if isinstance(event, LOST_EVENTS):
+                self._suspend("robot lost" if isinstance(event, ev.RobotLost) else "robot disconnected")
+            elif isinstance(event, BACK_EVENTS):
+                self._resume(event)
             self.ctx.push_event(event)
-            if self.personality is None:
+            if self.personality is None or self.heartbeat.suspended is not None:
                 continue
             reaction = self.personality.reaction_for(event)
             if reaction is not None:
                 self.reactions.offer(reaction)
+
+    def _suspend(self, reason: str) -> None:
+        if self.heartbeat.suspended is not None:
+            return
+        self.heartbeat.suspended = reason
+        self.root.stop(py_trees.common.Status.INVALID)
+        self.reactions.clear()
+        stopping = asyncio.get_running_loop().create_task(self.controller.stop(), name="controller stop")
+        stopping.add_done_callback(_log_failure)
+        log.warning("%s: animations stopped, personality suspended until the robot is back", reason)
+
+    def _resume(self, event: ev.RobotEvent) -> None:
+        if self.heartbeat.suspended is None:
+            return
+        try:
+            self.robot.stop_all_motors()
+        except Exception as exc:  # RobotError: the link went away again; the next loss suspends anew
+            log.warning("could not stop the motors after %s: %s", event.kind, exc)
+        self.controller.start()
+        self.heartbeat.suspended = None
+        log.info("robot back (%s): motors stopped, personality resumes", event.kind)
 
     def _describe(self) -> tuple[str, str]:
         tip = self.root.tip()
@@ -138,6 +181,11 @@ class Brain:
         self._remove()
         self.safety.close()
         self.root.stop(py_trees.common.Status.INVALID)
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("%s failed", task.get_name(), exc_info=task.exception())
 
 
 def mood_event_records(resources: Any) -> list[Any]:

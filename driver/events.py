@@ -86,6 +86,12 @@ class RobotRecovered(RobotEvent):
 
 
 @dataclass(frozen=True)
+class Reconnected(RobotEvent):
+    """After a loss, the start-up sequence ran again and the robot streams state again."""
+    KIND: ClassVar[str] = "reconnected"
+
+
+@dataclass(frozen=True)
 class Disconnected(RobotEvent):
     """The link closed."""
     KIND: ClassVar[str] = "disconnected"
