@@ -25,6 +25,14 @@ root:
   children:
     - {{type: set_head_angle, params: {{degrees: {degrees}}}}}
     - {{type: wait, name: hold, params: {{seconds: 120}}}}
+reactions:
+  Poked:
+    shouldResumeLast: true
+    tree:
+      type: sequence
+      children:
+        - {{type: set_head_angle, params: {{degrees: -20}}}}
+        - {{type: wait, params: {{seconds: 120}}}}
 """
 
 
@@ -53,12 +61,17 @@ def test_file_edits_and_sighup_reload_the_personality(tmp_path: Path) -> None:
         try:
             assert "personality alpha loaded" in d.text
             await _head_at(d, 30, after=-math.inf)
+            t = d.now()
+            d.sim.poke()  # a long reaction interrupts the pose; a reload must end it, not wait for it
+            await d.line(r"reaction Poked", after=t)
+            await _head_at(d, -20, after=t)
 
             t = d.now()
             p.write_text(_pose("beta", -15))
             await d.line(r"personality files changed; reloading", after=t)
             await d.line(r"personality beta loaded", after=t)
             await _head_at(d, -15, after=t)
+            assert not d.lines(r"resuming pose", after=t)
 
             t = broken_at = d.now()
             p.write_text(_pose("broken", 10).replace("degrees: 10", "degrees: lots"))
