@@ -108,7 +108,7 @@ class Heartbeat:
         self.describe = describe
         self.hazard = hazard
         self.on_snapshot = on_snapshot
-        #: called with the period after each beat that started at most one period late
+        #: called with the period after each beat that is over within one period of its due time
         self.on_time = on_time
         #: also called with each snapshot (after ``on_snapshot``): status reporting and tools
         self.observers: list[Callable[[Snapshot], None]] = []
@@ -198,13 +198,13 @@ class Heartbeat:
         period = self.period
         k = 0
         while not stop.is_set():
-            on_time = loop.time() - (start + k * period) <= period
             self.beat()
-            if on_time and self.on_time is not None:
+            # on time: the beat is over within one period of when it was due
+            if self.on_time is not None and loop.time() - (start + k * period) <= period:
                 self.on_time(period)
             k += 1
             if self.period != period:  # new rate: a new schedule, starting one new period from now
-                start, period, k = loop.time() - self.period, self.period, 1
+                start, period, k = loop.time(), self.period, 1
             target = start + k * period
             now = loop.time()
             if now > target:

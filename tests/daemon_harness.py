@@ -119,10 +119,12 @@ def free_udp_port() -> int:
 
 
 async def start(cwd: Path, *args: str, notify: bool = False, env: dict[str, str] | None = None,
-                ready: str = r"running \S+ at", robot: bool = True, port: int = 0) -> Daemon:
+                ready: str = r"running \S+ at", robot: bool = True, port: int = 0,
+                command: list[str] | None = None) -> Daemon:
     """Start a simulator and ``python -m brain run --robot 127.0.0.1:PORT *args``; wait for ``ready``.
 
     ``robot=False`` leaves ``--robot`` out (a config file names the robot; give its ``port``).
+    ``command`` replaces ``python -m brain run`` (e.g. with a unit file's ExecStart).
     """
     sim = await SimulatedCozmo("127.0.0.1", port).start()
     daemon = Daemon(sim)
@@ -149,7 +151,7 @@ async def start(cwd: Path, *args: str, notify: bool = False, env: dict[str, str]
         environ["NOTIFY_SOCKET"] = "@" + name
     target = ["--robot", f"127.0.0.1:{sim.port}"] if robot else []
     daemon.proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "brain", "run", *target, *args, cwd=cwd, env=environ,
+        *(command or [sys.executable, "-m", "brain", "run"]), *target, *args, cwd=cwd, env=environ,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
 
     async def read() -> None:

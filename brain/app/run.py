@@ -104,6 +104,7 @@ class Daemon:
         self.supervisor = Supervisor(self._task_failed)
         self._reload = asyncio.Event()
         self._reread_config = False
+        self._stopping = False
 
     # ------------------------------------------------------------------ the run
 
@@ -198,13 +199,14 @@ class Daemon:
         loop.add_signal_handler(signal.SIGHUP, self._on_hangup)
 
     def _on_stop_signal(self, sig: signal.Signals) -> None:
+        if self._stopping:  # two signals reached the loop together
+            _exit_now(sig, None)
+        self._stopping = True
         log.info("%s: stopping (a second signal exits at once)", sig.name)
         self.notifier.stopping("stopping")
         self.stop.set()
-        loop = asyncio.get_running_loop()
         for s in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(s)
-            # A plain handler, not the loop's: it runs even while the loop is stuck.
+            # A plain handler, not through the loop: it runs even while the loop is stuck.
             signal.signal(s, _exit_now)
 
     def _on_hangup(self) -> None:
