@@ -9,10 +9,10 @@ ends, the tree is evaluated again from its top.
 
 When the robot is lost (:class:`driver.events.RobotLost`, or the link closes) the brain stops the
 animation controller, stops the tree and its reactions, and suspends the heartbeat's ticking; the
-heartbeat itself keeps beating. When the robot is back (:class:`driver.events.Reconnected`, or
-:class:`driver.events.RobotRecovered` when the link recovers by itself) the motors are stopped,
-the controller restarts and the tree starts again from its top, in the very beat that drains
-the event, so conditions and reactions can react to ``reconnected``. Suspension and resumption
+heartbeat itself keeps beating. When the robot is back (:class:`driver.events.Reconnected`: the
+Robot ran its start-up sequence again and the robot streams state) the motors are stopped, the
+controller restarts and the tree starts again from its top, in the very beat that drains the
+event, so conditions and reactions can react to ``reconnected``. Suspension and resumption
 happen on a beat, like every other change of the tree.
 
 The application (``brain.app``) builds a Brain for ``run`` and for ``simulate``; nothing here knows
@@ -43,8 +43,8 @@ __all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_sta
 
 #: Robot events after which the robot is not there; the tree is suspended until it is back.
 LOST_EVENTS = (ev.RobotLost, ev.Disconnected)
-#: Robot events that say it is back.
-BACK_EVENTS = (ev.Reconnected, ev.RobotRecovered)
+#: Robot events that say it is back, started up again.
+BACK_EVENTS = (ev.Reconnected,)
 
 log = logging.getLogger("cozmo_brain")
 

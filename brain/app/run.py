@@ -40,6 +40,7 @@ from types import FrameType
 from typing import Any, TypeVar
 
 from ..engine import Brain
+from ..heartbeat import Snapshot
 from .config import Config, ConfigError, load_config, parse_robot_address
 from .notify import Notifier
 from .startup import BrainStack, RobotOptions, StartupError
@@ -105,6 +106,7 @@ class Daemon:
         self._reload = asyncio.Event()
         self._reread_config = False
         self._stopping = False
+        self._reported_suspended = False
 
     # ------------------------------------------------------------------ the run
 
@@ -158,7 +160,7 @@ class Daemon:
     def _serve(self, brain: Brain) -> None:
         """Start the heartbeat, the file watcher and the reloader, and tell systemd the daemon is up."""
         hb = brain.heartbeat
-        hb.observers.append(lambda snap: self.notifier.status(_status_line(snap.branch, snap.why)))
+        hb.observers.append(self._report)
         hb.on_time = lambda period: self.notifier.watchdog(slack_s=period / 2)
         self.supervisor.spawn(self._beat(brain), "heartbeat", may_end=True)
         self.supervisor.spawn(self._watch(brain), "personality watcher")
@@ -167,6 +169,12 @@ class Daemon:
         log.info("running %s at %.0f Hz%s", self.cfg.personality.name, hb.rate_hz,
                  f" for {duration:.0f} s" if duration else " (Ctrl-C stops)")
         self.notifier.ready(f"running {brain.personality.name}")
+
+    def _report(self, snap: Snapshot) -> None:
+        """STATUS= after each beat: a suspension and its end at once, other changes at most once a second."""
+        suspended = snap.branch.startswith("suspended (")
+        self.notifier.status(_status_line(snap.branch, snap.why), force=suspended != self._reported_suspended)
+        self._reported_suspended = suspended
 
     async def _beat(self, brain: Brain) -> None:
         await brain.heartbeat.run(self.stop, self.options.duration)
