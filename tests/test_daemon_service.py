@@ -237,3 +237,26 @@ def test_no_notify_socket_means_no_notifications(tmp_path: Path) -> None:
                                   "WATCHDOG_PID": str(os.getpid())})
     assert mine.watchdog_interval_s == pytest.approx(0.5)
     assert math.isinf(-mine._last_watchdog)
+
+
+def test_a_stop_while_the_robot_does_not_answer_exits_0_at_once(tmp_path: Path) -> None:
+    """Start-up waits for the robot (STATUS says so); SIGTERM meanwhile ends it cleanly, without waiting on."""
+    (tmp_path / "p.yaml").write_text(IDLE)
+
+    async def body() -> None:
+        port = free_udp_port()  # nothing listens there
+        d = await start(tmp_path, "--robot", f"127.0.0.1:{port}", "--personality", "p.yaml", "--resources",
+                        str(RESOURCES), robot=False, notify=True, ready=r"loading resources")
+        try:
+            await d.note(rf"^STATUS=connecting to the robot at 127\.0\.0\.1:{port}$", timeout=15)
+            await asyncio.sleep(0.5)
+            t = d.signal(signal.SIGTERM)
+            assert await d.wait(timeout=10) == 0, d.text
+            assert d.now() - t < 2.0
+            assert "stopped before the robot answered" in d.text
+            assert not [n for _, n in d.notes if n.startswith("READY=1")]
+            assert [n for _, n in d.notes if n.startswith("STOPPING=1")]
+        finally:
+            await d.close()
+
+    run(body(), timeout=60)
