@@ -36,7 +36,8 @@ from driver.robot import Robot
 from .animations import AnimationLibrary
 from .context import BrainContext
 from .heartbeat import Heartbeat, Snapshot
-from .nodes.reactions import ReactionRunner, ReactiveRoot, branch_of
+from .nodes.reactions import ReactiveRoot, branch_of
+from .reactions import ReactionRunner
 from .safety import Safety
 
 __all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_start"]

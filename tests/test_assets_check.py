@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,8 @@ import pytest
 from brain.app import check
 from brain.app.check import check_command, default_roots
 from brain.app.cli import main
-from brain.assets import Issue, Severity
 from tests.bench.gen_tree import TreeSpec, generate
+from tests.conftest import REPO
 
 
 def args(resources: list[str] | None, personality: str | None = None, config: str | None = None) -> argparse.Namespace:
@@ -53,27 +54,34 @@ def test_through_the_command_line(generated, capsys):
     assert "Resource check: 1 root" in capsys.readouterr().out
 
 
-def test_personality_checking_unavailable_is_an_error(generated, monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "brain.personality", None)  # as if the module did not exist
-    assert check_command(args([str(generated)], personality="trees/default.yaml")) == 1
-    out = capsys.readouterr().out
-    assert "personality checking is unavailable" in out
+WARNED = """\
+name: warned
+root:
+  type: sequence
+  children:
+    - {type: play_animation, params: {trigger: NoSuchTrigger}}
+    - {type: wait, params: {seconds: 1}}
+"""
 
 
-def test_personality_issues_are_reported(generated, monkeypatch, capsys):
-    seen = {}
+def _check_cli(cwd: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "brain", "check", "--resources", str(REPO / "resources"), *extra],
+                          capture_output=True, text=True, timeout=120, cwd=cwd)
 
-    def check_personality(path, resource_set):
-        seen["args"] = (path, len(resource_set.behaviors))
-        return [Issue(Severity.WARNING, "unused subtree 'idle'", file=str(path), line=3, code="personality")]
 
-    module = types.ModuleType("brain.personality")
-    module.check_personality = check_personality
-    monkeypatch.setitem(sys.modules, "brain.personality", module)
-    assert check_command(args([str(generated)], personality="p.yaml")) == 0
-    out = capsys.readouterr().out
-    assert seen["args"] == (Path("p.yaml"), TreeSpec.small().behaviors)
-    assert "Personality p.yaml (1 issues)" in out and "p.yaml:3: unused subtree 'idle'" in out
+def test_personality_warnings_are_reported_with_file_and_line(tmp_path):
+    (tmp_path / "p.yaml").write_text(WARNED)
+    proc = _check_cli(tmp_path, "--personality", "p.yaml")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # warnings only
+    assert "Personality p.yaml (1 issues)" in proc.stdout
+    assert re.search(r"p\.yaml:5: .*animation trigger 'NoSuchTrigger'", proc.stdout), proc.stdout
+
+
+def test_personality_errors_fail_the_check(tmp_path):
+    (tmp_path / "p.yaml").write_text(WARNED.replace("seconds: 1}", "seconds: lots}"))
+    proc = _check_cli(tmp_path, "--personality", "p.yaml")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert re.search(r"p\.yaml:6: root\.children\[1\]\.params\.seconds: expected a number", proc.stdout), proc.stdout
 
 
 def test_default_roots_from_the_config_file(generated, tmp_path):

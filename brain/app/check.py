@@ -12,7 +12,6 @@ What counts as an error and what as a warning is explained in :mod:`brain.assets
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sys
 from collections.abc import Sequence
@@ -21,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from brain.assets import Issue, Severity, exit_code, format_report, load_resource_set, validate
+from brain.assets import Issue, exit_code, format_report, load_resource_set, validate
 
 __all__ = ["check_command", "default_roots"]
 
@@ -70,14 +69,9 @@ def default_roots(config: str | None = None) -> list[Path]:
 
 
 def _personality_issues(path: str, rs: Any) -> list[Issue]:
-    try:
-        module = importlib.import_module("brain.personality")
-    except ModuleNotFoundError as exc:
-        if exc.name != "brain.personality":
-            raise
-        return [Issue(Severity.ERROR, "personality checking is unavailable: brain.personality is not installed",
-                      file=path, code="personality")]
-    return list(module.check_personality(Path(path), rs))
+    from brain.personality import check_personality
+
+    return list(check_personality(Path(path), rs))
 
 
 def check_command(args: argparse.Namespace) -> int:

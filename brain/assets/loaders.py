@@ -375,7 +375,9 @@ def load_trigger_map(doc: Document, sink: IssueSink) -> list[TriggerPair]:
 
     def read(item: Any, path: JsonPath) -> TriggerPair:
         pair = F.expect_object(item, path)
-        return TriggerPair(F.string(pair, "CladEvent", path), F.string(pair, "AnimName", path), path[-1], doc.origin)
+        index = path[-1]
+        assert isinstance(index, int)  # _each appends the item's index to the list's path
+        return TriggerPair(F.string(pair, "CladEvent", path), F.string(pair, "AnimName", path), index, doc.origin)
 
     out: list[TriggerPair] = []
     seen: dict[str, TriggerPair] = {}
@@ -613,6 +615,7 @@ def load_behavior(doc: Document, sink: IssueSink) -> Behavior | None:
     obj = _top_object(doc, sink, "behaviour")
     if obj is None:
         return None
+    aliases: tuple[str, ...]
     try:
         if "behaviorClass" in obj or "behaviorID" in obj:
             raw_class = F.string(obj, "behaviorClass", ())
