@@ -81,8 +81,9 @@ def test_a_lost_robot_suspends_the_personality_until_it_is_back(tmp_path: Path, 
                 log = d.text
                 gone = log[log.index("robot lost: animations stopped"):log.index("robot back (reconnected)")]
                 assert "doing top" not in gone  # the tree was not ticked
-            hello, _ = await d.message("SetHeadAngle", after=lost_at, where=_head(35), timeout=5)
-            stops = d.messages("StopAllMotors", after=lost_at, before=hello)
+            # (times at the simulator are compared with t0: the log reaches the test later than UDP does)
+            hello, _ = await d.message("SetHeadAngle", after=t0, where=_head(35), timeout=5)
+            stops = d.messages("StopAllMotors", after=t0, before=hello)
             assert stops, "the motors were not stopped before the tree resumed"
             await d.line(r"doing top > hello again", after=back_at)
             work, _ = await d.message("SetHeadAngle", after=hello, where=_head(-10), timeout=5)
