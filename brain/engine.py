@@ -126,7 +126,7 @@ class Brain:
     def _on_events(self, events: list[ev.RobotEvent], now: float) -> None:
         for event in events:
             if isinstance(event, LOST_EVENTS):
-                self._suspend("robot lost" if isinstance(event, ev.RobotLost) else "robot disconnected")
+                self._suspend(event)
             elif isinstance(event, BACK_EVENTS):
                 self._resume(event)
             self.ctx.push_event(event)
@@ -136,15 +136,15 @@ class Brain:
             if reaction is not None:
                 self.reactions.offer(reaction)
 
-    def _suspend(self, reason: str) -> None:
+    def _suspend(self, event: ev.RobotEvent) -> None:
         if self.heartbeat.suspended is not None:
             return
-        self.heartbeat.suspended = reason
+        self.heartbeat.suspended = "waiting for the robot"
         self.root.stop(py_trees.common.Status.INVALID)
         self.reactions.clear()
         stopping = asyncio.get_running_loop().create_task(self.controller.stop(), name="controller stop")
         stopping.add_done_callback(_log_failure)
-        log.warning("%s: animations stopped, personality suspended until the robot is back", reason)
+        log.warning("%s: animations stopped, personality suspended until the robot is back", event.kind)
 
     def _resume(self, event: ev.RobotEvent) -> None:
         if self.heartbeat.suspended is None:

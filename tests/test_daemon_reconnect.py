@@ -70,16 +70,16 @@ def test_a_lost_robot_suspends_the_personality_until_it_is_back(tmp_path: Path, 
             await d.message("DriveWheels", where=lambda m: m.lwheel_speed_mmps > 0)
             t0 = d.now()
             d.sim.run_step(event)
-            lost_at = await d.line(r"robot lost: animations stopped, personality suspended", after=t0, timeout=5)
+            lost_at = await d.line(r"robot_lost: animations stopped, personality suspended", after=t0, timeout=5)
             back_at = await d.line(r"robot back \(reconnected\): motors stopped, personality resumes",
                                    after=lost_at, timeout=15)
             if event.event == "silent":  # gone for 1.5 s: the heartbeat beat on without ticking the tree
                 assert back_at - lost_at > 1.0
-                assert d.lines(r"personality suspended: robot lost", after=t0)
-                assert [n for t, n in d.notes if t0 < t < back_at and n == "STATUS=suspended (robot lost)"]
+                assert d.lines(r"personality suspended: waiting for the robot", after=t0)
+                assert [n for t, n in d.notes if t0 < t < back_at and n == "STATUS=suspended (waiting for the robot)"]
                 assert len([t for t, n in d.notes if lost_at < t < back_at and n == "WATCHDOG=1"]) >= 2, d.notes
                 log = d.text
-                gone = log[log.index("robot lost: animations stopped"):log.index("robot back (reconnected)")]
+                gone = log[log.index("robot_lost: animations stopped"):log.index("robot back (reconnected)")]
                 assert "doing top" not in gone  # the tree was not ticked
             # (times at the simulator are compared with t0: the log reaches the test later than UDP does)
             hello, _ = await d.message("SetHeadAngle", after=t0, where=_head(35), timeout=5)
@@ -91,7 +91,7 @@ def test_a_lost_robot_suspends_the_personality_until_it_is_back(tmp_path: Path, 
             assert d.proc.returncode is None  # a lost robot never ends the daemon
             d.signal(signal.SIGTERM)
             assert await d.wait() == 0
-            assert d.text.count("robot lost: animations stopped") == 1
+            assert d.text.count("robot_lost: animations stopped") == 1
         finally:
             await d.close()
 

@@ -82,13 +82,13 @@ def test_a_suspended_heartbeat_beats_without_ticking_the_tree() -> None:
         loop = asyncio.get_running_loop()
         tree.loop = loop  # type: ignore[assignment]
         hb = Heartbeat(tree, rate_hz=10, on_time=calls.append, clock=loop.time, describe=lambda: ("tree", ""))
-        hb.suspended = "robot lost"
+        hb.suspended = "waiting for the robot"
         await hb.run(asyncio.Event(), duration=1.0)
         return hb
 
     hb = run_virtual(body())
     assert tree.ticks == 0 and hb.stats.beats == 10 and len(calls) == 10
-    assert hb.last is not None and hb.last.branch == "suspended (robot lost)"
+    assert hb.last is not None and hb.last.branch == "suspended (waiting for the robot)"
 
 
 def test_a_new_rate_takes_effect_on_the_next_beat() -> None:
