@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 
+from driver.events import EVENT_KINDS
+
 if TYPE_CHECKING:  # brain.context imports this module for event_value_matches
     from brain.context import BrainContext
     from driver.events import RobotEvent
@@ -48,7 +50,8 @@ PENDING_TTL_S = 5.0
 #: Reaction trigger → (robot event kind, the event's value or None for any). The value is a status
 #: flag's edge (True: turned on) or, for orientation changes, the new orientation (``on_side``:
 #: either side). Cozmo's trigger names plus a few for events the driver reports that Cozmo's map
-#: had no trigger for.
+#: had no trigger for. Kinds are names of :data:`driver.events.EVENT_KINDS`, which turns them into
+#: the event types a reaction matches.
 REACTION_EVENTS: dict[str, tuple[str, bool | str | None]] = {
     "CliffDetected": ("cliff", True),
     "RobotPickedUp": ("picked_up", True),
@@ -104,8 +107,9 @@ class Reaction:
     line: int | None = None
 
     def matches(self, event: RobotEvent) -> bool:
-        """Whether a robot event fires this reaction."""
-        if self.event_kind is None or getattr(event, "kind", None) != self.event_kind:
+        """Whether a robot event fires this reaction: of the kind's type (class and flag), with the value."""
+        event_type = EVENT_KINDS.get(self.event_kind) if self.event_kind is not None else None
+        if event_type is None or not event_type.matches(event):
             return False
         return event_value_matches(event, self.event_value)
 

@@ -298,7 +298,7 @@ def test_safety_hazard_names_the_orientation() -> None:
             self.listeners: list[Any] = []
             self.stops = 0
 
-        def add_listener(self, fn: Any) -> Any:
+        def add_hazard_listener(self, fn: Any) -> Any:
             self.listeners.append(fn)
             return lambda: self.listeners.remove(fn)
 

@@ -117,8 +117,7 @@ class Daemon:
         self._install_signals(loop)
         cfg = self.cfg
         stack = BrainStack(
-            cfg.personality, cfg.resource_roots() if self.options.resources is None else list(cfg.resources),
-            heartbeat_hz=cfg.heartbeat_hz, robot=RobotOptions.from_config(cfg),
+            cfg.personality, cfg.resource_roots(), heartbeat_hz=cfg.heartbeat_hz, robot=RobotOptions.from_config(cfg),
             controller_options={"release_priority": cfg.frame_clock_priority or None,
                                 "release_cpu": cfg.frame_clock_cpu})
         simulator: Any = None
@@ -334,19 +333,16 @@ def run_command(args: argparse.Namespace) -> int:
     fixed = bool(args.verbose or args.quiet)
     if not fixed:
         logging.getLogger().setLevel(cfg.log_level)
-    options = RunOptions(
-        config=args.config, sim=args.sim, robot=robot,
-        personality=Path(args.personality) if args.personality else None,
-        resources=[Path(r).expanduser() for r in args.resources] if args.resources else None,
-        duration=args.duration, sim_script=script, audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed)
-    effective = options.apply(cfg)
-    if not effective.personality.is_file():
-        log.error("%s: personality file not found", effective.personality)
+    try:
+        personality = cfg.select_personality(args.personality)
+        roots = cfg.resource_roots(args.resources)
+    except ConfigError as exc:
+        log.error("%s", exc)
         return 1
-    for root in options.resources or []:
-        if not root.is_dir():
-            log.error("%s: resource folder not found", root)
-            return 1
+    options = RunOptions(
+        config=args.config, sim=args.sim, robot=robot, personality=personality if args.personality else None,
+        resources=roots if args.resources else None, duration=args.duration, sim_script=script,
+        audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed)
 
     async def main() -> int:
         return await Daemon(cfg, options).run()

@@ -1,6 +1,7 @@
 """``cozmo-brain service print-unit``: the systemd unit for this installation.
 
-The unit file is package data (``brain/app/cozmo-brain.service``, a template): ``print-unit``
+The unit file is package data (``brain/_data/systemd/cozmo-brain.service``, a template, found by
+:func:`brain.app.paths.unit_template`): ``print-unit``
 fills in the command line of *this* installation — the ``cozmo-brain`` script beside the running
 interpreter (so a virtual environment's, not whatever is first on ``PATH``), the config file and
 the robot's address when given — and the user to run as (a ``DynamicUser`` unless ``--user``
@@ -15,14 +16,14 @@ import argparse
 import logging
 import re
 import sys
-from importlib import resources
 from pathlib import Path
+
+from . import paths
 
 __all__ = ["render_unit", "service_command"]
 
 log = logging.getLogger("cozmo_brain")
 
-TEMPLATE = "cozmo-brain.service"
 _USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]*[$]?$", re.IGNORECASE)
 
 
@@ -49,7 +50,7 @@ def command_line(*, config: Path | None = None, robot: str | None = None) -> lis
 
 def render_unit(*, user: str | None = None, config: Path | None = None, robot: str | None = None) -> str:
     """The unit file's text."""
-    template = resources.files("brain.app").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    template = paths.unit_template().read_text(encoding="utf-8")
     exec_start = " ".join(_quote(a) for a in command_line(config=config, robot=robot))
     user_lines = f"User={user}" if user else "DynamicUser=yes"
     return template.replace("@EXEC_START@", exec_start).replace("@USER@", user_lines)
@@ -76,5 +77,10 @@ def service_command(args: argparse.Namespace) -> int:
     config = Path(args.config).expanduser().absolute() if getattr(args, "config", None) else None
     if config is not None and not config.is_file():
         log.warning("%s: no such file yet; the service will not start without it", config)
-    sys.stdout.write(render_unit(user=user, config=config, robot=robot))
+    try:
+        unit = render_unit(user=user, config=config, robot=robot)
+    except (OSError, paths.PackagedDataError) as exc:
+        log.error("cannot read the unit template: %s", exc)
+        return 1
+    sys.stdout.write(unit)
     return 0

@@ -12,6 +12,7 @@ caller's (``run --sim`` starts it between :meth:`BrainStack.prepare` and
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,9 @@ from ..engine import Brain, load_resources, validate_before_start
 __all__ = ["BrainStack", "RobotOptions", "StartupError"]
 
 log = logging.getLogger("cozmo_brain")
+
+#: Config fields that go to the Robot as keyword arguments of the same name.
+RECONNECT_SETTINGS = ("reconnect_initial_s", "reconnect_max_s", "connect_timeout_s")
 
 
 class StartupError(RuntimeError):
@@ -42,9 +46,9 @@ class RobotOptions:
 
     @classmethod
     def from_config(cls, cfg: Any) -> RobotOptions:
-        """The robot settings of a :class:`brain.app.config.Config`."""
-        extra = {name: getattr(cfg, name) for name in ("reconnect_initial_s", "reconnect_max_s", "connect_timeout_s")
-                 if hasattr(cfg, name)}
+        """The robot settings of a :class:`brain.app.config.Config` (those this Robot takes)."""
+        takes = inspect.signature(Robot).parameters
+        extra = {name: getattr(cfg, name) for name in RECONNECT_SETTINGS if hasattr(cfg, name) and name in takes}
         return cls(lost_after_s=cfg.lost_after_s, extra=extra)
 
 

@@ -37,7 +37,6 @@ from brain.reactions import REACTION_EVENTS, Reaction
 
 from .issues import PersonalityError, format_issue
 from .loader import (
-    DEFAULT_MOOD_CONFIG,
     Personality,
     check_personality,
     context_for_check,
@@ -47,7 +46,6 @@ from .loader import (
 from .mood_overrides import MoodOverrides
 
 __all__ = [
-    "DEFAULT_MOOD_CONFIG",
     "REACTION_EVENTS",
     "MoodOverrides",
     "Personality",

@@ -21,7 +21,7 @@ from py_trees.decorators import Decorator
 
 from brain.assets.issues import Issue, Severity
 from brain.context import BrainContext
-from brain.mood import EmotionEvent, Mood, MoodConfig
+from brain.mood import DEFAULT_CONFIG, EmotionEvent, Mood, MoodConfig
 from brain.reactions import Reaction, first_match
 from driver.events import RobotEvent
 
@@ -33,7 +33,6 @@ from .mood_overrides import MoodOverrides, build_mood_overrides
 from .reaction_entries import build_reactions
 
 __all__ = [
-    "DEFAULT_MOOD_CONFIG",
     "Personality",
     "check_personality",
     "context_for_check",
@@ -42,14 +41,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-#: The mood used to check names when no resource set provides one: Cozmo's emotion types and
-#: its default decay curve.
-DEFAULT_MOOD_CONFIG: dict[str, Any] = {
-    "emotionTypes": ["Happy", "Confident", "Excited", "Brave", "Calm", "Social", "WantToPlay"],
-    "decayGraphs": [{"emotionType": "default", "nodes": [
-        {"x": 0, "y": 1}, {"x": 10, "y": 1}, {"x": 30, "y": 0.9}, {"x": 75, "y": 0.6}, {"x": 150, "y": 0}]}],
-}
 
 _PARAMETER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -157,7 +148,7 @@ def context_for_check(resource_set: Any = None) -> BrainContext:
         except Exception as exc:  # a broken mood config is reported by the resource checker
             log.info("mood not available for checking emotion names: %s", exc)
     if mood is None:
-        mood = Mood(MoodConfig.from_json(DEFAULT_MOOD_CONFIG, "built-in mood config"))
+        mood = Mood(DEFAULT_CONFIG)  # Cozmo's emotion types and default decay curve
     return BrainContext(robot=None, mood=mood, resources=resource_set)
 
 

@@ -16,6 +16,7 @@ from py_trees.behaviour import Behaviour
 
 from brain.nodes.registry import Param, ParamError, coerce
 from brain.reactions import REACTION_EVENTS, Reaction
+from driver.events import EVENT_KINDS
 
 from .located import LMap, Loc, short_repr, suggest
 
@@ -103,6 +104,9 @@ def _event_filter(builder: Builder, trigger: str, entry: LMap, loc: Loc, path: s
     if kind is None:
         builder.issues.warn(loc, path, f"no robot event fires reaction trigger {trigger!r}; give `event: {{kind: …}}`"
                             f"{suggest(trigger, REACTION_EVENTS)}")
+    elif kind not in EVENT_KINDS:
+        builder.issues.add(entry.at("event"), f"{path}.event.kind", f"unknown robot event kind {kind!r}"
+                           f"{suggest(kind, EVENT_KINDS)}")
     return kind, value
 
 
