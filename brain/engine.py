@@ -31,7 +31,7 @@ import py_trees
 
 from driver import events as ev
 from driver.animation.controller import AnimationController
-from driver.robot import Robot
+from driver.robot import Robot, RobotError
 
 from .animations import AnimationLibrary
 from .context import BrainContext
@@ -151,7 +151,7 @@ class Brain:
             return
         try:
             self.robot.stop_all_motors()
-        except Exception as exc:  # RobotError: the link went away again; the next loss suspends anew
+        except RobotError as exc:  # the link went away again; the next loss suspends anew
             log.warning("could not stop the motors after %s: %s", event.kind, exc)
         self.controller.start()
         self.heartbeat.suspended = None

@@ -11,9 +11,9 @@ overruns skips the beats it missed instead of bursting to catch up. A new rate
 (:meth:`Heartbeat.set_rate`) starts a new schedule from the next beat.
 
 The heartbeat can be *suspended* (the robot is lost): beats go on, events are drained and the
-mood decays, but the tree is not ticked. Beats that come on time call ``on_time`` (the service
-watchdog's keep-alive), so a stuck event loop, or beats that keep overrunning, stop the
-keep-alives.
+mood decays, but the tree is not ticked. A beat that is over within one period of when it was
+due calls ``on_time`` (the service watchdog's keep-alive), so a stuck event loop, or beats that
+keep overrunning, stop the keep-alives.
 """
 
 from __future__ import annotations
