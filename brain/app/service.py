@@ -1,13 +1,12 @@
 """``cozmo-brain service print-unit``: the systemd unit for this installation.
 
 The unit file is package data (``brain/_data/systemd/cozmo-brain.service``, a template, found by
-:func:`brain.app.paths.unit_template`): ``print-unit``
-fills in the command line of *this* installation — the ``cozmo-brain`` script beside the running
-interpreter (so a virtual environment's, not whatever is first on ``PATH``), the config file and
-the robot's address when given — and the user to run as (a ``DynamicUser`` unless ``--user``
-names one). The unit runs the daemon as ``Type=notify`` (see :mod:`brain.app.notify`), with a
-watchdog, reload by SIGHUP, restart on failure and the right to a real-time priority for the
-animation frame thread.
+:func:`brain.app.paths.unit_template`): ``print-unit`` fills in the command line of *this*
+installation — the ``cozmo-brain`` script beside the running interpreter (so a virtual
+environment's, not whatever is first on ``PATH``), the config file and the robot's address when
+given — and the user to run as (a ``DynamicUser`` unless ``--user`` names one). The unit runs
+the daemon as ``Type=notify`` (see :mod:`brain.app.notify`), with a watchdog, reload by SIGHUP,
+restart on failure and the right to a real-time priority for the animation frame thread.
 """
 
 from __future__ import annotations
