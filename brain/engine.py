@@ -7,12 +7,13 @@ suspended, not reset; when a reaction with ``shouldResumeLast`` ends, the branch
 was (a memory sequence on its step, the interrupted animation replayed), and when one without it
 ends, the tree is evaluated again from its top.
 
-When the robot is lost (:class:`driver.events.RobotLost`, or the link closes) the brain stops the
-animation controller, stops the tree and its reactions, and suspends the heartbeat's ticking; the
-heartbeat itself keeps beating. When the robot is back (:class:`driver.events.Reconnected`: the
-Robot ran its start-up sequence again and the robot streams state) the motors are stopped, the
-controller restarts and the tree starts again from its top, in the very beat that drains the
-event, so conditions and reactions can react to ``reconnected``. Suspension and resumption
+When the robot is lost (:class:`driver.events.RobotLost`, or the link closes) the brain stops what
+the animation controller plays (:meth:`~driver.animation.controller.AnimationController.stop_all`),
+stops the tree and its reactions, and suspends the heartbeat's ticking; the heartbeat itself keeps
+beating. When the robot is back (:class:`driver.events.Reconnected`: the Robot ran its start-up
+sequence again and the robot streams state) the motors are stopped and the tree starts again from
+its top, in the very beat that drains the event, so conditions and reactions can react to
+``reconnected``. Suspension and resumption
 happen on a beat, like every other change of the tree.
 
 The application (``brain.app``) builds a Brain for ``run`` and for ``simulate``; nothing here knows
@@ -142,8 +143,9 @@ class Brain:
         self.heartbeat.suspended = "waiting for the robot"
         self.root.stop(py_trees.common.Status.INVALID)
         self.reactions.clear()
-        stopping = asyncio.get_running_loop().create_task(self.controller.stop(), name="controller stop")
-        stopping.add_done_callback(_log_failure)
+        # Clips, queue and track locks go; the frame clock stays (it sends nothing while the robot
+        # is away and streams the idle face again, with a fresh face image, once it is back).
+        self.controller.stop_all(event.kind)
         log.warning("%s: animations stopped, personality suspended until the robot is back", event.kind)
 
     def _resume(self, event: ev.RobotEvent) -> None:
@@ -153,7 +155,6 @@ class Brain:
             self.robot.stop_all_motors()
         except RobotError as exc:  # the link went away again; the next loss suspends anew
             log.warning("could not stop the motors after %s: %s", event.kind, exc)
-        self.controller.start()
         self.heartbeat.suspended = None
         log.info("robot back (%s): motors stopped, personality resumes", event.kind)
 
@@ -182,11 +183,6 @@ class Brain:
         self._remove()
         self.safety.close()
         self.root.stop(py_trees.common.Status.INVALID)
-
-
-def _log_failure(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.error("%s failed", task.get_name(), exc_info=task.exception())
 
 
 def mood_event_records(resources: Any) -> list[Any]:
