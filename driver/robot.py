@@ -625,3 +625,37 @@ class Robot:
             self.send(m.OutputSilence())
         else:
             self.send(m.OutputAudio(samples=samples))
+
+    # ================================================================== clocked frames
+    # The animation controller's interface (driver.clocked.AnimationTarget), delegated to the
+    # link's public frame_at / flush and its release-thread settings; nothing above uses it.
+
+    #: release-thread settings asked for (priority, cpu), and the link they were given to
+    _frame_release: tuple[int | None, int | None] = (None, None)
+    _frame_release_link: Link | None = None
+
+    def frame_at(self, at: float) -> contextlib.AbstractContextManager[None]:
+        """Send every message sent inside the block as one frame, on the wire at loop time ``at``
+        (see :meth:`driver.link.Link.frame_at`). Raises :class:`RobotError` before :meth:`connect`."""
+        return self._frame_link().frame_at(at)
+
+    def flush(self) -> None:
+        """Put what was sent so far on the wire now rather than on the event loop's next turn."""
+        self._frame_link().flush()
+
+    def set_frame_release(self, *, priority: int | None = None, cpu: int | None = None) -> None:
+        """SCHED_FIFO ``priority`` and ``cpu`` for the thread that releases clocked frames (None:
+        the link's own); given to each connection's link before its first clocked frame."""
+        self._frame_release = (priority, cpu)
+        self._frame_release_link = None
+
+    def _frame_link(self) -> Link:
+        link = self.link
+        if link is None:
+            raise RobotError("not connected")
+        if self._frame_release_link is not link:
+            priority, cpu = self._frame_release
+            link.release_priority = priority if priority is not None else link.release_priority
+            link.release_cpu = cpu if cpu is not None else link.release_cpu
+            self._frame_release_link = link
+        return link
