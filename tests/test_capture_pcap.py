@@ -7,6 +7,7 @@ driver's own encoder, with other traffic, damaged datagrams and cut records mixe
 from __future__ import annotations
 
 import json
+import math
 import struct
 import subprocess
 import sys
@@ -128,21 +129,24 @@ def _block(order: str, block_type: int, body: bytes) -> bytes:
 
 
 def write_pcapng(path: Path, linktype: int, *, big_endian: bool = False, tsresol: int = 6) -> Path:
-    """A section header, an unrelated interface, the capture's interface (with if_tsresol), a name
-    resolution block to skip, enhanced packet blocks, and one simple packet block at the end."""
+    """A section header, the capture's interface (with if_tsresol), an unrelated interface, a name
+    resolution block to skip, enhanced packet blocks, and a simple packet block (no time) at the end."""
     o = ">" if big_endian else "<"
     ticks = 10**tsresol
     parts = [
         _block(o, 0x0A0D0D0A, struct.pack(o + "IHHq", 0x1A2B3C4D, 1, 0, -1)),
-        _block(o, 1, struct.pack(o + "HHI", 147, 0, 0)),  # interface 0: a user link type, unused
         _block(o, 1, struct.pack(o + "HHI", linktype, 0, 65535) + struct.pack(o + "HH", 9, 1) + bytes([tsresol])
                + b"\x00" * 3 + struct.pack(o + "HH", 0, 0)),
+        _block(o, 1, struct.pack(o + "HHI", 147, 0, 0)),  # interface 1: a user link type, unused
         _block(o, 4, b"\x00" * 8),
     ]
     for t, data, original in packets(linktype):
         when = round(t * ticks)
-        body = struct.pack(o + "IIIII", 1, when >> 32, when & 0xFFFFFFFF, len(data), original) + data
+        body = struct.pack(o + "IIIII", 0, when >> 32, when & 0xFFFFFFFF, len(data), original) + data
         parts.append(_block(o, 6, body))
+    ping = encode_frame(Frame(FrameType.PING, OOB_SEQ, OOB_SEQ, 0, [m.encode(m.Ping(counter=9))]))
+    frame = link(linktype, ipv4_udp(ROBOT_IP, ENGINE_IP, 5551, 50123, ping))
+    parts.append(_block(o, 3, struct.pack(o + "I", len(frame)) + frame))
     path.write_bytes(b"".join(parts))
     return path
 
@@ -168,6 +172,10 @@ def test_every_file_layout_gives_the_same_messages_and_times(tmp_path: Path, kin
     path = write(tmp_path / f"cozmo.{kind}", linktype, **options)
     stats = CaptureStats()
     listed = list(entries(read_capture(path), stats))
+    if kind == "pcapng":  # the simple packet block at the end: a robot Ping with no time
+        last = listed.pop()
+        assert (last.direction, last.name, last.message.counter) == (FROM_ROBOT, "Ping", 9)  # type: ignore[union-attr]
+        assert math.isnan(last.t)
     assert [(e.direction, e.name) for e in listed if e.scope != "line"] == EXPECTED
     times = [e.t for e in listed if e.scope != "line"]
     assert times[0] == pytest.approx(1_764_000_000.0, abs=1e-6)

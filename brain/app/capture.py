@@ -66,7 +66,7 @@ def capture_command(args: argparse.Namespace) -> int:
             for entry in selected:
                 out.write(json.dumps(_entry_json(entry)) + "\n")
         else:
-            origin = next((i.t for i in items if isinstance(i, Datagram)), 0.0)
+            origin = next((i.t for i in items if isinstance(i, Datagram) and not math.isnan(i.t)), 0.0)
             for entry in selected:
                 out.write(format_entry(entry, origin) + "\n")
         out.flush()

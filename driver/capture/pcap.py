@@ -221,11 +221,11 @@ def _interface(body: bytes, order: str) -> _Interface:
 def _packet_block(block_type: int, body: bytes, order: str, interfaces: list[_Interface],
                   ) -> tuple[float, int, bytes, int] | str:
     """(time, link type, captured bytes, original length) of a packet block, or why not."""
-    if block_type == 3:  # Simple Packet: no interface id (the first), no time
+    if block_type == 3:  # Simple Packet: on the first interface, with no time (NaN: unknown)
         if len(body) < 4 or not interfaces:
             return "simple packet block without an interface"
         original = struct.unpack_from(order + "I", body, 0)[0]
-        return 0.0, interfaces[0].linktype, body[4:4 + original], original
+        return float("nan"), interfaces[0].linktype, body[4:4 + original], original
     if block_type == 6:
         if len(body) < 20:
             return "enhanced packet block cut short"
