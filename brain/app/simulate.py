@@ -518,7 +518,7 @@ class _VirtualStamp(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:  # noqa: D102
         if not getattr(record, "_sim_stamped", False):
             record.msg = f"[sim {_hms(self.loop.time() - self.start)}] {record.msg}"
-            record._sim_stamped = True  # type: ignore[attr-defined]
+            record._sim_stamped = True
         return True
 
 

@@ -21,7 +21,7 @@ T = TypeVar("T")
 #: The virtual selector polls the real file descriptors once per this many loop turns.
 POLL_EVERY_TURNS = 32
 
-class _VirtualSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
+class _VirtualSelector(selectors.DefaultSelector):
     """A real selector that, asked to wait, moves the virtual clock instead.
 
     The event loop asks its selector to wait exactly until the next timer is due (or forever
