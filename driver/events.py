@@ -81,8 +81,18 @@ class RobotLost(RobotEvent):
 
 @dataclass(frozen=True)
 class RobotRecovered(RobotEvent):
-    """Frames flow again after the robot was lost."""
+    """The robot answers again after it was lost (a new handshake; the start-up sequence follows)."""
     KIND: ClassVar[str] = "robot_recovered"
+
+
+@dataclass(frozen=True)
+class Reconnected(RobotEvent):
+    """The robot is back after a loss: start-up sequence done again, state streaming, mirror fresh."""
+    KIND: ClassVar[str] = "reconnected"
+
+    firmware_version: int = 0
+    #: seconds from the loss being noticed to now
+    lost_for_s: float = 0.0
 
 
 @dataclass(frozen=True)

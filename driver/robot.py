@@ -19,15 +19,16 @@ import contextlib
 import json
 import logging
 import math
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from . import events as ev
-from .link import Address, Link, LinkState, LinkStats, Role
+from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout, _consume_exception
+from .link import Address, Link, LinkError, LinkState, LinkStats, Role
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
+from .protocol.linkstate import Backoff
 from .samples import OrientationDetector, RobotStateSample, RobotStatus, state_from_message
 
 log = logging.getLogger(__name__)
@@ -47,103 +48,6 @@ class RobotError(RuntimeError):
     """The robot could not be reached or did not complete the start-up sequence."""
 
 
-class ActionFailed(Exception):
-    """An action did not complete."""
-
-
-class ActionTimeout(ActionFailed):
-    """An action did not complete in time."""
-
-
-class ActionCancelled(ActionFailed):
-    """An action was cancelled, superseded by another on the same motor, or stopped by safety."""
-
-
-class ActionState(Enum):
-    """Life of an action."""
-
-    SENT = "sent"
-    ACKNOWLEDGED = "acknowledged"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-
-
-class Action:
-    """Something the robot is doing that takes time.
-
-    ``await action`` waits for it; ``action.done()`` / ``action.succeeded`` let a tree poll it.
-    It succeeds when the robot acknowledged it and the motion is observed finished; it fails on
-    timeout, on cancel, or when another command takes over the same motor.
-    """
-
-    def __init__(self, robot: Robot, kind: str, action_id: int | None, timeout: float,
-                 is_finished: Callable[[RobotStateSample], bool]) -> None:
-        loop = asyncio.get_running_loop()
-        self.robot = robot
-        self.kind = kind
-        self.action_id = action_id
-        self.state = ActionState.SENT if action_id is not None else ActionState.ACKNOWLEDGED
-        self.started_at = loop.time()
-        self._is_finished = is_finished
-        self._future: asyncio.Future[None] = loop.create_future()
-        self._future.add_done_callback(_consume_exception)
-        self._timer = loop.call_later(timeout, self._timeout, timeout)
-
-    def __await__(self) -> Generator[Any, None, None]:
-        return self._future.__await__()
-
-    def done(self) -> bool:
-        """True once the action succeeded or failed."""
-        return self._future.done()
-
-    @property
-    def succeeded(self) -> bool:
-        """True when the action completed successfully."""
-        return self.state is ActionState.SUCCEEDED
-
-    @property
-    def error(self) -> BaseException | None:
-        """Why the action failed (None while running or on success)."""
-        if not self._future.done() or self._future.cancelled():
-            return None
-        return self._future.exception()
-
-    def cancel(self, reason: str = "cancelled") -> None:
-        """Give up on the action (the motor is not stopped; use stop commands for that)."""
-        self._finish(ActionCancelled(f"{self.kind}: {reason}"))
-
-    def _acknowledged(self) -> None:
-        if self.state is ActionState.SENT:
-            self.state = ActionState.ACKNOWLEDGED
-
-    def _check(self, sample: RobotStateSample) -> None:
-        if self.state is ActionState.ACKNOWLEDGED and self._is_finished(sample):
-            self._finish(None)
-
-    def _timeout(self, after: float) -> None:
-        self._finish(ActionTimeout(f"{self.kind} did not finish within {after:.1f} s"))
-
-    def _finish(self, error: BaseException | None) -> None:
-        if self._future.done():
-            return
-        self._timer.cancel()
-        self.state = ActionState.FAILED if error else ActionState.SUCCEEDED
-        if error is None:
-            self._future.set_result(None)
-        else:
-            self._future.set_exception(error)
-        self.robot._forget(self)
-
-    def __repr__(self) -> str:
-        return f"<Action {self.kind} id={self.action_id} {self.state.value}>"
-
-
-def _consume_exception(fut: asyncio.Future[None]) -> None:
-    # Actions are often polled rather than awaited; never warn about an unretrieved failure.
-    if not fut.cancelled():
-        fut.exception()
-
-
 @dataclass
 class RobotInfo:
     """What the robot told us about itself at start-up."""
@@ -158,10 +62,21 @@ class RobotInfo:
 EventListener = Callable[[ev.RobotEvent], None]
 
 
+class _StartUpFailed(Exception):
+    """The robot answered the handshake but not the start-up sequence (in time)."""
+
+
 class Robot:
     """A connection to one Cozmo (real or simulated) and everything it does.
 
-    Two Robots can live in one process; nothing is global.
+    Connecting keeps trying until it works: Resets with backoff (``reconnect_initial_s``
+    doubling to ``reconnect_max_s``), then the start-up sequence (each step within
+    ``startup_timeout_s``, else the handshake starts again); ``connect_timeout_s`` (None: no
+    limit) bounds the whole of it. After a loss the Robot reconnects by itself: it emits
+    :class:`~driver.events.RobotLost` (pending actions fail), retries with the same backoff,
+    emits :class:`~driver.events.RobotRecovered` when the robot answers, runs the start-up
+    sequence again with a fresh state mirror and emits :class:`~driver.events.Reconnected` once
+    the robot streams state again. Two Robots can live in one process; nothing is global.
     """
 
     def __init__(
@@ -170,14 +85,23 @@ class Robot:
         port: int = DEFAULT_ADDRESS[1],
         *,
         lost_after: float = 3.0,
-        connect_timeout: float = 5.0,
+        reconnect_initial_s: float = 0.5,
+        reconnect_max_s: float = 10.0,
+        connect_timeout_s: float | None = None,
+        startup_timeout_s: float = 5.0,
         local_addr: Address = ("0.0.0.0", 0),
         stop_on_cliff: bool = True,
         name: str = "robot",
     ) -> None:
+        Backoff(reconnect_initial_s, reconnect_max_s)  # checks the pair, with a clear message
+        if connect_timeout_s is not None and connect_timeout_s <= 0:
+            raise ValueError(f"connect_timeout_s must be positive or None, got {connect_timeout_s}")
         self.address: Address = (host, port)
         self.lost_after = lost_after
-        self.connect_timeout = connect_timeout
+        self.reconnect_initial_s = reconnect_initial_s
+        self.reconnect_max_s = reconnect_max_s
+        self.connect_timeout_s = connect_timeout_s
+        self.startup_timeout_s = startup_timeout_s
         self.local_addr = local_addr
         self.stop_on_cliff = stop_on_cliff
         self.name = name
@@ -185,6 +109,9 @@ class Robot:
         self.state: RobotStateSample | None = None
         self.link: Link | None = None
         self.malformed_messages = 0
+        #: times the robot was lost, and reconnected after it
+        self.losses = 0
+        self.reconnects = 0
         self._listeners: list[EventListener] = []
         self._msg_listeners: list[Callable[[Any], None]] = []
         self._actions: dict[str, Action] = {}
@@ -193,56 +120,123 @@ class Robot:
         self._path_event_id = 0
         self._waiters: dict[str, asyncio.Future[Any]] = {}
         self._ready = False
-        self._lost = False
+        self._lost_at: float | None = None
+        self._in_connect = False
+        self._closed = False
+        self._resume: asyncio.Task[None] | None = None
         #: Reads the accelerometer of every RobotState; its confirmed changes become OrientationChanged.
         self.orientation_detector = OrientationDetector()
 
     # ------------------------------------------------------------------ connection
 
     async def connect(self, *, open_link: Callable[..., Any] | None = None) -> None:
-        """Run the start-up sequence; raise :class:`RobotError` if the robot does not answer.
+        """Connect and run the start-up sequence, trying until it works.
 
-        ``open_link`` replaces :meth:`Link.open` (same signature), e.g. with an in-memory network's
-        opener (:class:`driver.memlink.MemoryNetwork`) for offline, virtual-time runs.
+        Raises :class:`RobotError` only when ``connect_timeout_s`` runs out (the link is closed
+        then). ``open_link`` replaces :meth:`Link.open` (same signature), e.g. with an in-memory
+        network's opener (:class:`driver.memlink.MemoryNetwork`) for offline, virtual-time runs.
         """
+        if self._closed:
+            raise RobotError("this Robot was disconnected; make a new one")
         loop = asyncio.get_running_loop()
-        self._waiters = {k: loop.create_future() for k in ("firmware", "body", "state")}
-        self.link = await (open_link or Link.open)(
-            Role.ENGINE, self.local_addr, peer=self.address, on_packet=self._on_packet,
-            on_state=self._on_link_state, lost_after=self.lost_after, name=self.name,
-        )
+        deadline = None if self.connect_timeout_s is None else loop.time() + self.connect_timeout_s
+        if self.link is None:
+            self.link = await (open_link or Link.open)(
+                Role.ENGINE, self.local_addr, peer=self.address, on_packet=self._on_packet,
+                on_state=self._on_link_state, lost_after=self.lost_after, retry_initial=self.reconnect_initial_s,
+                retry_max=self.reconnect_max_s, name=self.name,
+            )
+        where = f"{self.address[0]}:{self.address[1]}"
+        self._in_connect = True
         try:
-            await self.link.connect(timeout=self.connect_timeout)
-            await self._wait("firmware", "FirmwareSignature")
-            self.send(m.Enable())
-            self.send(m.Enable())
-            await self._wait("body", "BodyInfo")
-            self.send(m.SetOrigin())
-            self.send(m.SyncTime())
-            await self._wait("state", "the first RobotState")
-            self.send(m.EnableStopOnCliff(enable=self.stop_on_cliff))
-            self.send(m.EnableAnimationState())
-        except BaseException as exc:
+            while True:
+                remaining = None if deadline is None else deadline - loop.time()
+                try:
+                    if remaining is not None and remaining <= 0:
+                        raise LinkError(f"no answer from {where} within {self.connect_timeout_s:.1f} s")
+                    await self.link.connect(timeout=remaining)
+                except LinkError as exc:
+                    raise RobotError(f"cannot connect to the robot at {where}: {exc}") from exc
+                try:
+                    await self._start_up(deadline)
+                    break
+                except _StartUpFailed as exc:
+                    if deadline is not None and loop.time() >= deadline:
+                        raise RobotError(f"cannot connect to the robot at {where}: {exc}") from None
+                    log.warning("%s: %s; starting again", self.name, exc)
+        except BaseException:
             self.link.close()
-            if isinstance(exc, (ConnectionError, asyncio.TimeoutError)):
-                raise RobotError(f"cannot connect to the robot at {self.address[0]}:{self.address[1]}: {exc}") from exc
             raise
+        finally:
+            self._in_connect = False
         self._ready = True
         self._emit(ev.Connected(loop.time(), firmware_version=self.info.firmware_version))
-        log.info("%s: connected to %s:%d, firmware %d, serial 0x%08x", self.name, *self.address,
+        log.info("%s: connected to %s, firmware %d, serial 0x%08x", self.name, where,
                  self.info.firmware_version, self.info.serial_number)
 
-    async def _wait(self, key: str, what: str) -> None:
+    def _begin_start_up(self) -> None:
+        """A new connection: forget the old mirror and wait for the start-up answers afresh."""
+        loop = asyncio.get_running_loop()
+        self._fail_waiters("a new connection began")
+        self._waiters = {k: loop.create_future() for k in ("firmware", "body", "state")}
+        for fut in self._waiters.values():
+            fut.add_done_callback(_consume_exception)
+        self.state = None
+        self.orientation_detector = OrientationDetector()
+
+    async def _start_up(self, deadline: float | None) -> None:
+        """The firmware-2381 start-up sequence, once the link is connected."""
+        await self._wait("firmware", "FirmwareSignature", deadline)
+        self.send(m.Enable())
+        self.send(m.Enable())
+        await self._wait("body", "BodyInfo", deadline)
+        self.send(m.SetOrigin())
+        self.send(m.SyncTime())
+        await self._wait("state", "the first RobotState", deadline)
+        self.send(m.EnableStopOnCliff(enable=self.stop_on_cliff))
+        self.send(m.EnableAnimationState())
+
+    async def _wait(self, key: str, what: str, deadline: float | None) -> None:
+        timeout = self.startup_timeout_s
+        if deadline is not None:
+            timeout = max(0.0, min(timeout, deadline - asyncio.get_running_loop().time()))
         try:
-            await asyncio.wait_for(asyncio.shield(self._waiters[key]), self.connect_timeout)
+            await asyncio.wait_for(asyncio.shield(self._waiters[key]), timeout)
         except asyncio.TimeoutError:
-            raise RobotError(f"the robot sent no {what} within {self.connect_timeout:.1f} s") from None
+            raise _StartUpFailed(f"the robot sent no {what} within {timeout:.1f} s") from None
+
+    def _fail_waiters(self, why: str) -> None:
+        for fut in self._waiters.values():
+            if not fut.done():
+                fut.set_exception(_StartUpFailed(why))
+
+    async def _reconnected(self) -> None:
+        """After the robot answered again: the start-up sequence, then Reconnected (or start over)."""
+        assert self.link is not None
+        try:
+            await self._start_up(None)
+        except _StartUpFailed as exc:
+            log.warning("%s: %s; starting again", self.name, exc)
+            self.link.restart()
+            return
+        loop = asyncio.get_running_loop()
+        self._ready = True
+        self.reconnects += 1
+        down = loop.time() - self._lost_at if self._lost_at is not None else 0.0
+        self._lost_at = None
+        log.info("%s: reconnected to %s:%d after %.1f s, firmware %d", self.name, *self.address, down,
+                 self.info.firmware_version)
+        self._emit(ev.Reconnected(loop.time(), firmware_version=self.info.firmware_version, lost_for_s=down))
 
     async def disconnect(self) -> None:
-        """Stop the motors, say goodbye, and close the link; send nothing after that."""
+        """Stop the motors, say goodbye, and close the link; send nothing after that, try no more."""
+        self._closed = True
+        if self._resume is not None:
+            self._resume.cancel()
+            self._resume = None
         if self.link is None:
             return
-        if self.link.state is LinkState.CONNECTED:
+        if self.connected:
             with contextlib.suppress(Exception):
                 self.stop_all_motors()
         for action in list(self._actions.values()):
@@ -264,7 +258,7 @@ class Robot:
 
     @property
     def connected(self) -> bool:
-        """True after the start-up sequence while the link is up."""
+        """True while the link is up and the start-up sequence has run on it."""
         return self._ready and self.link is not None and self.link.state is LinkState.CONNECTED
 
     @property
@@ -275,17 +269,42 @@ class Robot:
 
     def _on_link_state(self, old: LinkState, new: LinkState) -> None:
         loop = asyncio.get_running_loop()
+        now = loop.time()
+        if new is LinkState.CONNECTED:
+            self._begin_start_up()
+            if self._in_connect or self._closed:
+                return  # connect() runs the start-up itself
+            if old is LinkState.LOST:
+                self._emit(ev.RobotRecovered(now))
+            if self._resume is not None:
+                self._resume.cancel()
+            self._resume = loop.create_task(self._reconnected(), name=f"{self.name}-reconnect")
+            self._resume.add_done_callback(self._resume_done)
+            return
+        if old is LinkState.CONNECTED:
+            self._fail_waiters("the robot was lost during the start-up sequence")
+            if self._resume is not None:
+                self._resume.cancel()
+                self._resume = None
         if new is LinkState.LOST:
-            self._lost = True
+            was_up = self._ready
+            self._ready = False
             for action in list(self._actions.values()):
                 action.cancel("robot lost")
-            self._emit(ev.RobotLost(loop.time(), silent_for_s=self.lost_after))
-        elif new is LinkState.CONNECTED and self._lost:
-            self._lost = False
-            self._emit(ev.RobotRecovered(loop.time()))
+            if was_up:
+                self.losses += 1
+                self._lost_at = now
+                self._emit(ev.RobotLost(now, silent_for_s=self.lost_after))
         elif new in (LinkState.CLOSED, LinkState.IDLE) and old is not LinkState.CONNECTING:
-            self._ready = False
-            self._emit(ev.Disconnected(loop.time()))
+            if self._ready or new is LinkState.CLOSED:
+                self._ready = False
+                self._emit(ev.Disconnected(now))
+
+    def _resume_done(self, task: asyncio.Task[None]) -> None:
+        if self._resume is task:
+            self._resume = None
+        if not task.cancelled() and task.exception() is not None:
+            log.error("%s: reconnecting failed", self.name, exc_info=task.exception())
 
     # ------------------------------------------------------------------ events
 
