@@ -14,6 +14,7 @@ import pytest
 
 from driver import events as ev
 from driver.robot import ActionCancelled, Robot, RobotError
+from driver.sim.script import parse_script
 from driver.sim.server import SimulatedCozmo
 
 from .conftest import eventually, run
@@ -189,3 +190,36 @@ def test_disconnect_stops_the_retrying() -> None:
         await sim.stop()
 
     run(body(), timeout=20)
+
+
+def test_a_scripted_timeline_runs_on_through_a_silence_and_a_reboot_without_starting_over() -> None:
+    script = parse_script(
+        """
+        - {at: 0.3, event: silent, for: 1.0}
+        - {at: 2.2, event: reboot, for: 0.5}
+        - {at: 4.5, event: poke}
+        """
+    )
+
+    async def body() -> None:
+        sim = await SimulatedCozmo(port=0, script=script).start()
+        robot = Robot(*sim.address, lost_after=0.5, reconnect_initial_s=0.2, reconnect_max_s=0.4)
+        rec = _Recorder(robot)
+        pokes: list[float] = []
+        robot.add_listener(lambda e: pokes.append(e.at) if e.kind == "poked" else None)
+        loop = asyncio.get_running_loop()
+        await robot.connect()
+        t0 = loop.time()
+        try:
+            await eventually(lambda: pokes, timeout=8)
+            assert 4.4 <= pokes[0] - t0 <= 5.0, "times count from the first connection, through reconnects"
+            assert rec.kinds() == ["connected", "robot_lost", "robot_recovered", "reconnected",
+                                   "robot_lost", "robot_recovered", "reconnected"]
+            await asyncio.sleep(1.0)
+            assert len(pokes) == 1 and robot.losses == 2, "no step ran twice"
+            assert sim.connections == 3
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=30)
