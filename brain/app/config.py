@@ -31,6 +31,11 @@ class Config:
     robot_host: str = "172.31.1.1"
     robot_port: int = 5551
     lost_after_s: float = 3.0
+    #: waits between connection attempts: the first, doubling up to the last
+    reconnect_initial_s: float = 0.5
+    reconnect_max_s: float = 10.0
+    #: give up connecting after this long (None: keep trying for ever)
+    connect_timeout_s: float | None = None
     personality: Path = PROJECT_ROOT / "trees" / "default.yaml"
     resources: list[Path] = field(default_factory=lambda: [USER_RESOURCES.expanduser(), PROJECT_ROOT / "resources"])
     heartbeat_hz: float = 10.0
@@ -98,6 +103,17 @@ def load_config(path: str | Path | None) -> Config:
     if "lost_after_s" in robot:
         cfg.lost_after_s = _number(robot["lost_after_s"], float, 0.2, 60, source, nodes.get("robot"),
                                    "robot.lost_after_s")
+    if "reconnect_initial_s" in robot:
+        cfg.reconnect_initial_s = _number(robot["reconnect_initial_s"], float, 0.05, 60, source, nodes.get("robot"),
+                                          "robot.reconnect_initial_s")
+    if "reconnect_max_s" in robot:
+        cfg.reconnect_max_s = _number(robot["reconnect_max_s"], float, cfg.reconnect_initial_s, 3600, source,
+                                      nodes.get("robot"), "robot.reconnect_max_s")
+    elif cfg.reconnect_max_s < cfg.reconnect_initial_s:
+        cfg.reconnect_max_s = cfg.reconnect_initial_s
+    if robot.get("connect_timeout_s") is not None:
+        cfg.connect_timeout_s = _number(robot["connect_timeout_s"], float, 0.1, 86400, source, nodes.get("robot"),
+                                        "robot.connect_timeout_s")
     if data.get("personality"):
         cfg.personality = (base / str(data["personality"])).resolve()
     if "resources" in data:

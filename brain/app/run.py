@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 from pathlib import Path
@@ -58,8 +59,10 @@ async def run_brain(cfg: Config, *, sim: bool, robot_addr: tuple[str, int] | Non
             simulator = await SimulatedCozmo("127.0.0.1", 0, script=sim_script, play_audio=audio).start()
             robot_addr = simulator.address
         assert robot_addr is not None
-        robot = Robot(*robot_addr, lost_after=cfg.lost_after_s)
-        await robot.connect()
+        robot = Robot(*robot_addr, lost_after=cfg.lost_after_s, reconnect_initial_s=cfg.reconnect_initial_s,
+                      reconnect_max_s=cfg.reconnect_max_s, connect_timeout_s=cfg.connect_timeout_s)
+        if not await _connect_unless_stopped(robot, stop):
+            return 0
         controller = AnimationController(robot, resources=roots, release_priority=cfg.frame_clock_priority or None,
                                          release_cpu=cfg.frame_clock_cpu)
         controller.start()
@@ -94,6 +97,24 @@ async def run_brain(cfg: Config, *, sim: bool, robot_addr: tuple[str, int] | Non
             await robot.disconnect()
         if simulator is not None:
             await simulator.stop()
+
+
+async def _connect_unless_stopped(robot: Robot, stop: asyncio.Event) -> bool:
+    """Connect (trying for as long as the config allows); False when a stop signal came first."""
+    connecting = asyncio.ensure_future(robot.connect())
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({connecting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if not connecting.done():
+        connecting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await connecting
+        log.info("stopped before the robot answered")
+        return False
+    connecting.result()  # raises RobotError when connect_timeout_s ran out
+    return True
 
 
 async def _watch_file(path: Path, changed: asyncio.Event, stop: asyncio.Event, interval: float = 1.0) -> None:

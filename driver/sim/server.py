@@ -218,12 +218,12 @@ class SimulatedCozmo(WorldEvents):
             self.body.stop_all()
 
     def _log_connection(self, how: str) -> None:
-        """One line per connection: who, how long, and what arrived (the most frequent messages)."""
+        """One line per connection: who, how long, and what arrived (messages by name, most frequent first)."""
         if self._connected_at is None:
             return
         peer = f"{self._peer[0]}:{self._peer[1]}" if self._peer else "?"
         took = asyncio.get_running_loop().time() - self._connected_at
-        top = ", ".join(f"{name} {n}" for name, n in self._since_connect.most_common(8))
+        top = ", ".join(f"{name} {n}" for name, n in self._since_connect.most_common())
         log.info("sim: connection %d from %s %s after %.1f s: %d messages (%s)", self.connections, peer, how,
                  took, sum(self._since_connect.values()), top or "none")
 
