@@ -96,6 +96,11 @@ def load_config(path: str | Path | None) -> Config:
     robot = data.get("robot") or {}
     if not isinstance(robot, dict):
         raise ConfigError(f"{_where(source, nodes.get('robot'), 'robot')}: expected a mapping (host, port, ...)")
+    robot_keys = ("host", "port", "lost_after_s", "reconnect_initial_s", "reconnect_max_s", "connect_timeout_s")
+    for key in robot:
+        if key not in robot_keys:
+            raise ConfigError(f"{_where(source, nodes.get('robot'), 'robot.' + str(key))}: unknown setting; expected "
+                              f"one of {', '.join(robot_keys)}")
     if "host" in robot:
         cfg.robot_host = str(robot["host"])
     if "port" in robot:
