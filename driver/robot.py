@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import events as ev
-from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout, _consume_exception
+from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
 from .link import Address, Link, LinkError, LinkState, LinkStats, Role
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
 from .protocol.linkstate import Backoff
 from .samples import OrientationDetector, RobotStateSample, RobotStatus, state_from_message
+from .startup import StartUp, StartUpFailed
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +61,6 @@ class RobotInfo:
 
 
 EventListener = Callable[[ev.RobotEvent], None]
-
-
-class _StartUpFailed(Exception):
-    """The robot answered the handshake but not the start-up sequence (in time)."""
 
 
 class Robot:
@@ -101,7 +98,6 @@ class Robot:
         self.reconnect_initial_s = reconnect_initial_s
         self.reconnect_max_s = reconnect_max_s
         self.connect_timeout_s = connect_timeout_s
-        self.startup_timeout_s = startup_timeout_s
         self.local_addr = local_addr
         self.stop_on_cliff = stop_on_cliff
         self.name = name
@@ -118,7 +114,7 @@ class Robot:
         self._action_by_id: dict[int, Action] = {}
         self._next_action_id = 0
         self._path_event_id = 0
-        self._waiters: dict[str, asyncio.Future[Any]] = {}
+        self._startup = StartUp(self._send_start_up, startup_timeout_s)
         self._ready = False
         self._lost_at: float | None = None
         self._in_connect = False
@@ -158,9 +154,9 @@ class Robot:
                 except LinkError as exc:
                     raise RobotError(f"cannot connect to the robot at {where}: {exc}") from exc
                 try:
-                    await self._start_up(deadline)
+                    await self._startup.run(deadline, stop_on_cliff=self.stop_on_cliff)
                     break
-                except _StartUpFailed as exc:
+                except StartUpFailed as exc:
                     if deadline is not None and loop.time() >= deadline:
                         raise RobotError(f"cannot connect to the robot at {where}: {exc}") from None
                     log.warning("%s: %s; starting again", self.name, exc)
@@ -176,46 +172,16 @@ class Robot:
 
     def _begin_start_up(self) -> None:
         """A new connection: forget the old mirror and wait for the start-up answers afresh."""
-        loop = asyncio.get_running_loop()
-        self._fail_waiters("a new connection began")
-        self._waiters = {k: loop.create_future() for k in ("firmware", "body", "state")}
-        for fut in self._waiters.values():
-            fut.add_done_callback(_consume_exception)
+        self._startup.begin()
         self.state = None
         self.orientation_detector = OrientationDetector()
-
-    async def _start_up(self, deadline: float | None) -> None:
-        """The firmware-2381 start-up sequence, once the link is connected."""
-        await self._wait("firmware", "FirmwareSignature", deadline)
-        self.send(m.Enable())
-        self.send(m.Enable())
-        await self._wait("body", "BodyInfo", deadline)
-        self.send(m.SetOrigin())
-        self.send(m.SyncTime())
-        await self._wait("state", "the first RobotState", deadline)
-        self.send(m.EnableStopOnCliff(enable=self.stop_on_cliff))
-        self.send(m.EnableAnimationState())
-
-    async def _wait(self, key: str, what: str, deadline: float | None) -> None:
-        timeout = self.startup_timeout_s
-        if deadline is not None:
-            timeout = max(0.0, min(timeout, deadline - asyncio.get_running_loop().time()))
-        try:
-            await asyncio.wait_for(asyncio.shield(self._waiters[key]), timeout)
-        except asyncio.TimeoutError:
-            raise _StartUpFailed(f"the robot sent no {what} within {timeout:.1f} s") from None
-
-    def _fail_waiters(self, why: str) -> None:
-        for fut in self._waiters.values():
-            if not fut.done():
-                fut.set_exception(_StartUpFailed(why))
 
     async def _reconnected(self) -> None:
         """After the robot answered again: the start-up sequence, then Reconnected (or start over)."""
         assert self.link is not None
         try:
-            await self._start_up(None)
-        except _StartUpFailed as exc:
+            await self._startup.run(None, stop_on_cliff=self.stop_on_cliff)
+        except StartUpFailed as exc:
             log.warning("%s: %s; starting again", self.name, exc)
             self.link.restart()
             return
@@ -282,7 +248,7 @@ class Robot:
             self._resume.add_done_callback(self._resume_done)
             return
         if old is LinkState.CONNECTED:
-            self._fail_waiters("the robot was lost during the start-up sequence")
+            self._startup.fail("the robot was lost during the start-up sequence")
             if self._resume is not None:
                 self._resume.cancel()
                 self._resume = None
@@ -367,9 +333,7 @@ class Robot:
         return asyncio.get_running_loop().time()
 
     def _resolve(self, key: str) -> None:
-        fut = self._waiters.get(key)
-        if fut is not None and not fut.done():
-            fut.set_result(None)
+        self._startup.answered(key)
 
     def _on_robot_state(self, msg: Any) -> None:
         sample = state_from_message(msg, self._now())
@@ -466,13 +430,28 @@ class Robot:
     # ------------------------------------------------------------------ commands
 
     def send(self, msg: Any) -> None:
-        """Send any message (sequenced or out-of-band as its type says)."""
-        if self.link is None:
-            raise RobotError("not connected")
+        """Send any message (sequenced or out-of-band as its type says).
+
+        Raises :class:`RobotError` unless connected and started up: a command made while the
+        robot is lost (or before it is back from its start-up sequence) is never kept for later.
+        """
+        if not self._ready or self.link is None:
+            raise RobotError(self._why_not_ready())
+        self.link.send(m.encode(msg))
+
+    def _why_not_ready(self) -> str:
+        if self._closed:
+            return "disconnected"
+        return "the robot is lost; reconnecting" if self._lost_at is not None else "not connected"
+
+    def _send_start_up(self, msg: Any) -> None:
+        assert self.link is not None
         self.link.send(m.encode(msg))
 
     def _new_action(self, slot: str, action_id: int | None, timeout: float,
                     is_finished: Callable[[RobotStateSample], bool]) -> Action:
+        if not self._ready:
+            raise RobotError(self._why_not_ready())
         old = self._actions.get(slot)
         if old is not None:
             old.cancel(f"superseded by a new {slot} command")
