@@ -28,7 +28,8 @@ from driver.robot import Robot
 from .animations import AnimationLibrary
 from .context import BrainContext
 from .heartbeat import Heartbeat, Snapshot
-from .nodes.reactions import ReactionRunner, ReactiveRoot, branch_of
+from .nodes.reactions import ReactiveRoot, branch_of
+from .reactions import ReactionRunner
 from .safety import Safety
 
 __all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_start"]
@@ -180,12 +181,11 @@ def validate_before_start(personality: Path, resources: Any) -> list[str]:
     configuration) ends ``run`` at once instead of after a connection attempt.
     """
     from .assets import Severity
-    from .mood import MoodConfigError
     from .personality import check_personality, format_issue
 
     errors = [format_issue(i) for i in check_personality(personality, resources) if i.severity >= Severity.ERROR]
-    try:
-        _mood_config(resources)
-    except MoodConfigError as exc:
-        errors.append(f"mood configuration: {exc}")
+    mood = getattr(resources, "mood", None)
+    if mood is not None:  # what the loader left out of the mood config would change the mood silently
+        errors += [f"mood configuration: {format_issue(i)}" for i in resources.issues
+                   if i.severity >= Severity.ERROR and i.file == str(mood.origin)]
     return errors

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from driver import events as ev
+from driver.samples import RobotStatus
 
 log = logging.getLogger(__name__)
 
@@ -180,10 +181,15 @@ class Heartbeat:
             await _sleep_or_stop(stop, target - loop.time())
 
 
+#: Events too frequent to list in every snapshot: these types, and edges of these status flags.
+_NOISY_EVENTS = (ev.AnimationStarted, ev.AnimationEnded, ev.MotorCalibration)
+_NOISY_FLAGS = (RobotStatus.IS_MOVING | RobotStatus.ARE_WHEELS_MOVING | RobotStatus.HEAD_IN_POS
+                | RobotStatus.LIFT_IN_POS | RobotStatus.IS_ANIMATING)
+
+
 def _noise(e: ev.RobotEvent) -> bool:
-    """Events too frequent to list in every snapshot."""
-    return e.kind in ("moving", "wheels_moving", "head_in_position", "lift_in_position", "animating",
-                      "animation_started", "animation_ended", "motor_calibration")
+    """Events too frequent to list in every snapshot (by type and status flag)."""
+    return isinstance(e, _NOISY_EVENTS) or (isinstance(e, ev.StatusChanged) and bool(e.flag & _NOISY_FLAGS))
 
 
 async def _sleep_or_stop(stop: asyncio.Event, delay: float) -> None:

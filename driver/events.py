@@ -6,11 +6,19 @@ behaviours want to know when they *change*. The Robot turns each edge into a
 :class:`OrientationChanged` (on its back, face or side, upright again) and turns discrete
 messages (button, poke, cube tap, animation started, …) into their own event classes. Every event
 carries ``at``, the host's monotonic time in seconds.
+
+Consumers tell events apart by their type (``isinstance``, tables keyed by class or by status
+flag), never by comparing ``kind`` strings. ``kind`` is the stable name logs, reports and
+personality files use; :data:`EVENT_KINDS` is the one table from those names to types
+(:class:`EventType`), built from the classes below and :data:`FLAG_KINDS`, so a name a file gives
+either resolves to a type at load time or is reported there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import ClassVar
 
 from .samples import ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, UPRIGHT, RobotStatus
@@ -247,3 +255,59 @@ class OrientationChanged(RobotEvent):
     def on_side(self) -> bool:
         """Lying on its left or right side."""
         return self.orientation in (ON_LEFT_SIDE, ON_RIGHT_SIDE)
+
+
+# ----------------------------------------------------------------------------- kinds as types
+
+
+@dataclass(frozen=True)
+class EventType:
+    """One kind of robot event as a type: its class and, for a status-flag edge, the flag.
+
+    Each discrete message has its own class (:class:`Poked`, :class:`CubeTapped` …); the status
+    flags share :class:`StatusChanged` and differ by ``flag``. :meth:`matches` decides by class and
+    flag, so an event whose ``kind`` merely reads the same (another class, a plain object) does not
+    match.
+    """
+
+    event_class: type[RobotEvent]
+    flag: RobotStatus | None = None
+
+    @property
+    def kind(self) -> str:
+        """The stable name of this kind (``cliff``, ``poked`` …)."""
+        if self.flag is not None:
+            return FLAG_KINDS.get(self.flag, self.flag.name or "status")
+        return self.event_class.KIND
+
+    def matches(self, event: object) -> bool:
+        """Whether *event* is of this kind."""
+        if not isinstance(event, self.event_class):
+            return False
+        return self.flag is None or (isinstance(event, StatusChanged) and event.flag == self.flag)
+
+
+def _event_kinds() -> Mapping[str, EventType]:
+    """Every event class of this module by its ``KIND``, and every single status flag by its name."""
+    kinds: dict[str, EventType] = {}
+
+    def add(kind: str, event_type: EventType) -> None:
+        if kind in kinds:  # two types under one name would make personality files ambiguous
+            raise RuntimeError(f"event kind {kind!r} names both {kinds[kind]} and {event_type}")
+        kinds[kind] = event_type
+
+    classes = list(RobotEvent.__subclasses__())
+    while classes:
+        cls = classes.pop(0)
+        classes.extend(cls.__subclasses__())
+        if cls is not StatusChanged:
+            add(cls.KIND, EventType(cls))
+    for flag in RobotStatus:
+        if flag.value and not flag.value & (flag.value - 1):  # single bits only
+            add(FLAG_KINDS.get(flag, flag.name or "status"), EventType(StatusChanged, flag))
+    return MappingProxyType(kinds)
+
+
+#: Event kind name → its type: the one table that turns the names personality files use into
+#: types. Built from the event classes above (their ``KIND``) and :data:`FLAG_KINDS`.
+EVENT_KINDS: Mapping[str, EventType] = _event_kinds()

@@ -7,9 +7,11 @@ that take time (head, lift, turn, paths) return an :class:`Action`: awaitable, b
 pollable with ``done()`` so a behaviour-tree node can start it on one tick and look at it on the
 next. Nothing here blocks the event loop.
 
-Event listeners are called synchronously, in the receive path, in registration order. That is
-what lets the brain's safety layer stop the motors the instant a cliff or pick-up arrives,
-before the next heartbeat tick.
+Event listeners are called synchronously, in the receive path: first the hazard listeners
+(:meth:`Robot.add_hazard_listener`), then the ordinary ones, each tier in registration order. That
+is what lets the brain's safety layer stop the motors the instant a cliff or pick-up arrives,
+before the next heartbeat tick and before any other listener acts on the event, however the
+listeners were registered.
 """
 
 from __future__ import annotations
@@ -109,6 +111,7 @@ class Robot:
         self.losses = 0
         self.reconnects = 0
         self._listeners: list[EventListener] = []
+        self._hazard_listeners: list[EventListener] = []
         self._msg_listeners: list[Callable[[Any], None]] = []
         self._actions: dict[str, Action] = {}
         self._action_by_id: dict[int, Action] = {}
@@ -276,11 +279,24 @@ class Robot:
 
     def add_listener(self, listener: EventListener) -> Callable[[], None]:
         """Call ``listener`` for every robot event; returns a function that removes it."""
-        self._listeners.append(listener)
+        return self._register(self._listeners, listener)
+
+    def add_hazard_listener(self, listener: EventListener) -> Callable[[], None]:
+        """Call ``listener`` for every robot event before any ordinary listener sees it.
+
+        For the safety layer: a motor stop it sends reaches the robot before anything another
+        listener sends in answer to the same event, whichever was registered first. Returns a
+        function that removes it.
+        """
+        return self._register(self._hazard_listeners, listener)
+
+    @staticmethod
+    def _register(listeners: list[EventListener], listener: EventListener) -> Callable[[], None]:
+        listeners.append(listener)
 
         def remove() -> None:
             with contextlib.suppress(ValueError):
-                self._listeners.remove(listener)
+                listeners.remove(listener)
 
         return remove
 
@@ -291,11 +307,15 @@ class Robot:
 
     async def wait_for(self, kind: str, timeout: float | None = None,
                        predicate: Callable[[ev.RobotEvent], bool] | None = None) -> ev.RobotEvent:
-        """Wait for the next event of ``kind`` (optionally matching ``predicate``)."""
+        """Wait for the next event of ``kind`` (a name of :data:`driver.events.EVENT_KINDS`,
+        optionally matching ``predicate``); ValueError at once for a name that is none."""
+        event_type = ev.EVENT_KINDS.get(kind)
+        if event_type is None:
+            raise ValueError(f"unknown robot event kind {kind!r}; known: {', '.join(sorted(ev.EVENT_KINDS))}")
         fut: asyncio.Future[ev.RobotEvent] = asyncio.get_running_loop().create_future()
 
         def listener(e: ev.RobotEvent) -> None:
-            if e.kind == kind and not fut.done() and (predicate is None or predicate(e)):
+            if event_type.matches(e) and not fut.done() and (predicate is None or predicate(e)):
                 fut.set_result(e)
 
         remove = self.add_listener(listener)
@@ -305,7 +325,7 @@ class Robot:
             remove()
 
     def _emit(self, event: ev.RobotEvent) -> None:
-        for listener in list(self._listeners):
+        for listener in (*self._hazard_listeners, *self._listeners):
             try:
                 listener(event)
             except Exception:

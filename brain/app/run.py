@@ -166,15 +166,12 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     if not (args.verbose or args.quiet):
         logging.getLogger().setLevel(cfg.log_level)
-    personality = Path(args.personality) if args.personality else cfg.personality
-    if not personality.is_file():
-        log.error("%s: personality file not found", personality)
+    try:
+        personality = cfg.select_personality(args.personality)
+        roots = cfg.resource_roots(args.resources)
+    except ConfigError as exc:
+        log.error("%s", exc)
         return 1
-    roots = [Path(r).expanduser() for r in args.resources] if args.resources else cfg.resource_roots()
-    for root in roots:
-        if not root.is_dir():
-            log.error("%s: resource folder not found", root)
-            return 1
     return asyncio.run(run_brain(cfg, sim=args.sim, robot_addr=robot_addr, personality=personality,
                                  roots=roots, duration=args.duration, sim_script=script,
                                  audio=bool(getattr(args, "audio", False))))

@@ -679,16 +679,12 @@ def simulate_command(args: argparse.Namespace) -> int:
     except (ConfigError, ScriptError) as exc:
         log.error("%s", exc)
         return 1
-    personality = Path(args.personality) if getattr(args, "personality", None) else cfg.personality
-    if not personality.is_file():
-        log.error("%s: personality file not found", personality)
+    try:
+        personality = cfg.select_personality(getattr(args, "personality", None))
+        roots = cfg.resource_roots(getattr(args, "resources", None))
+    except ConfigError as exc:
+        log.error("%s", exc)
         return 1
-    resources = getattr(args, "resources", None)
-    roots = [Path(r).expanduser() for r in resources] if resources else cfg.resource_roots()
-    for root in roots:
-        if not root.is_dir():
-            log.error("%s: resource folder not found", root)
-            return 1
     seed = getattr(args, "seed", None)
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)

@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import events as ev
 from ..protocol import messages as m
 from ..robot import Robot, RobotError
 from . import face as facemod
@@ -777,19 +778,17 @@ class AnimationController:
 
     # ------------------------------------------------------------------ robot events
 
-    def _on_robot_event(self, event: Any) -> None:
-        kind = getattr(event, "kind", "")
-        anim_id = getattr(event, "anim_id", None)
-        if kind == "animation_started":
+    def _on_robot_event(self, event: ev.RobotEvent) -> None:
+        if isinstance(event, ev.AnimationStarted):
             act = self._active
             for pb in ([act.pb] if act else []) + list(self._ending.values()):
-                if pb.anim_id == anim_id:
+                if pb.anim_id == event.anim_id:
                     pb.robot_started = True
-        elif kind == "animation_ended":
-            pb = self._ending.pop(anim_id, None) if anim_id is not None else None
-            if pb is not None:
-                pb.ended_by_robot = True
-                pb._finish(None, PlaybackState.SUCCEEDED)
+        elif isinstance(event, ev.AnimationEnded):
+            ended = self._ending.pop(event.anim_id, None)
+            if ended is not None:
+                ended.ended_by_robot = True
+                ended._finish(None, PlaybackState.SUCCEEDED)
 
     def _end_timeout(self, pb: Playback) -> None:
         if pb.anim_id is not None and self._ending.get(pb.anim_id) is pb:

@@ -45,7 +45,7 @@ def _write_gif(tl: Timeline, path: Path) -> None:
     for i in range(tl.frames):
         face = tl.face_at(i * FRAME_MS) or face
         img = Image.fromarray(renderer.render(face)).convert("L")
-        img = img.resize((img.width * _FACE_SCALE, img.height * _FACE_SCALE), Image.NEAREST)
+        img = img.resize((img.width * _FACE_SCALE, img.height * _FACE_SCALE), Image.Resampling.NEAREST)
         frames.append(img.convert("P"))
     # GIF delays are in 1/100 s: alternate 3 and 4 so the average stays at 30 fps.
     durations = [30 if i % 3 else 40 for i in range(len(frames))]

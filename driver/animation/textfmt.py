@@ -25,6 +25,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from json.decoder import scanstring  # type: ignore[attr-defined]  # real, undocumented: not in typeshed
 from pathlib import Path
 from typing import Any
 
@@ -238,7 +239,7 @@ def _tokenize(line: str, lineno: int, label: str) -> list[_Token]:
             break
         if ch == '"':
             try:
-                value, end = json.decoder.scanstring(line, i + 1)
+                value, end = scanstring(line, i + 1)
             except json.JSONDecodeError as exc:
                 raise TextFormatError(label, lineno, i + 1, f"bad quoted string: {exc.msg}") from None
             tokens.append(_Token(value, i + 1, quoted=True))
@@ -724,7 +725,7 @@ class _Reader:
         params = self.parameters(parameter_lines)
         frames, end = self.body(body_lines, opts)
         name = opts.name or self.default_name
-        tracks: dict[str, tuple[model.Keyframe, ...]] = {}
+        tracks: dict[Track, tuple[model.Keyframe, ...]] = {}
         rows_of: dict[Track, list[_Line]] = {}
         for kind_name, entries in frames.items():
             kind = _KINDS[kind_name]
@@ -737,11 +738,11 @@ class _Reader:
                         duration = following - t
                     values["duration_time_ms"] = duration
                 built.append(cls(trigger_time_ms=t, **values))
-            tracks[kind.track.attr] = tuple(built)
+            tracks[kind.track] = tuple(built)
             rows_of[kind.track] = [e[0] for e in entries]
         hints = PlaybackHints(parameters=params, **opts.hints)
         try:
-            return Clip(name=name, playback=hints, source=self.label, **tracks)
+            return Clip.from_tracks(name, tracks, playback=hints, source=self.label)
         except ClipError as exc:
             if exc.track is not None and exc.index is not None:
                 track = Track(exc.track)
@@ -846,7 +847,7 @@ def _columns_for(kind: _Kind, frames: tuple[model.Keyframe, ...], end: int) -> l
             out.append(col)
         elif col.name == kind.duration_column:
             implicit = _implicit_durations([kf.trigger_time_ms for kf in frames], end)
-            if [kf.duration_time_ms for kf in frames] != implicit:
+            if [kf.duration_ms for kf in frames] != implicit:
                 out.append(col)
         elif col.default is None:  # an eye parameter: written while any eye list is that long
             if any(_value_of(col, kf) is not None for kf in frames):
@@ -917,7 +918,7 @@ def clip_to_text(clip: Clip, file_stem: str | None = None) -> str:
             if kf is None:
                 row.append("-")
             elif col.name == _KINDS[col.kind].duration_column:
-                row.append(str(kf.duration_time_ms))
+                row.append(str(kf.duration_ms))
             else:
                 value = _value_of(col, kf)
                 row.append("-" if value is None else _cell_text(col, value))

@@ -37,6 +37,7 @@ __all__ = [
     "U32",
     "U64",
     "BodyColor",
+    "EnumClass",
     "Field",
     "FieldType",
     "FixedArray",
@@ -122,6 +123,11 @@ class VarArray:
     element: Scalar
     length_type: Scalar = U16
 
+    @property
+    def max_length(self) -> int:
+        """The largest element count the length prefix holds."""
+        return (1 << 8 * self.length_type.size) - 1
+
 
 @dataclass(frozen=True)
 class String:
@@ -129,8 +135,15 @@ class String:
 
     length_type: Scalar = U16
 
+    @property
+    def max_length(self) -> int:
+        """The largest byte count the length prefix holds."""
+        return (1 << 8 * self.length_type.size) - 1
+
 
 FieldType = Union[Scalar, StructSpec, FixedArray, VarArray, String]
+#: The enumeration a field's integers name: an IntEnum, or an IntFlag for bit sets.
+EnumClass = Union[type[IntEnum], type[IntFlag]]
 
 
 @dataclass(frozen=True)
@@ -140,7 +153,7 @@ class Field:
     name: str
     type: FieldType
     default: object = None
-    enum: type[IntEnum] | None = None
+    enum: EnumClass | None = None
     doc: str = ""
 
 
@@ -340,7 +353,7 @@ class NvEntryTag(IntEnum):
 # Table helpers (terse constructors keep the table readable)
 
 
-def _f(name: str, ftype: FieldType, default: object = None, *, enum: type[IntEnum] | None = None,
+def _f(name: str, ftype: FieldType, default: object = None, *, enum: EnumClass | None = None,
        doc: str = "") -> Field:
     return Field(name, ftype, default, enum, doc)
 

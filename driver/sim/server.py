@@ -7,7 +7,7 @@ what the robot would show so tests can assert on it. It can follow a scripted ti
 inject network faults. Third-party clients (PyCozmo) connect to it as to a real robot.
 
 What the robot would say can be heard on the host: ``play_audio=True`` (``cozmo-brain sim
---audio``) decodes every OutputAudio frame and plays it through the optional ``simpleaudio``
+--audio``) decodes every OutputAudio frame and plays it through the optional ``sounddevice``
 package; ``audio_out`` takes any :class:`~driver.animation.audio.AudioSink` instead.
 
 Camera streaming is not simulated yet: :meth:`SimulatedCozmo.camera_frame` is the place where a
@@ -106,9 +106,9 @@ class SimulatedCozmo(WorldEvents):
         #: where decoded speaker output goes (None: nowhere; ``play_audio`` makes it the host's speakers)
         self.audio_out: AudioSink | None = audio_out
         if self.audio_out is None and play_audio:
-            from ..animation.audio import SimpleAudioSink
+            from ..animation.host_audio import HostAudioSink
 
-            self.audio_out = SimpleAudioSink()
+            self.audio_out = HostAudioSink()
         self.backpack: tuple[int, ...] = (0, 0, 0, 0, 0)
         self.backpack_center: Any = None
         self.cube_lights: dict[int, Any] = {}
