@@ -288,7 +288,8 @@ class Link(asyncio.DatagramProtocol):
         """
         if self._capture is not None:
             raise LinkError("frame_at blocks do not nest")
-        self._capture = captured = []
+        captured: list[RawPacket] = []
+        self._capture = captured
         try:
             yield
         finally:

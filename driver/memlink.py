@@ -43,12 +43,12 @@ class MemoryTransport(asyncio.DatagramTransport):
 
     # -- what Link uses
 
-    def sendto(self, data: bytes | bytearray | memoryview, addr: Address | None = None) -> None:
-        """Deliver one datagram to whoever is bound at ``addr`` (dropped when nobody is)."""
+    def sendto(self, data: bytes | bytearray | memoryview, addr: Any = None) -> None:
+        """Deliver one datagram to whoever is bound at ``addr``, a (host, port) pair (dropped when nobody is)."""
         if self._closing:
             return
-        if addr is None:
-            raise ValueError("a memory transport is unconnected: sendto needs an address")
+        if not isinstance(addr, tuple) or len(addr) < 2:
+            raise ValueError(f"a memory transport is unconnected: sendto needs a (host, port) address, got {addr!r}")
         self._network._send(bytes(data), self._address, (addr[0], addr[1]))
 
     def is_closing(self) -> bool:

@@ -517,7 +517,7 @@ class SimulatedCozmo(WorldEvents):
             status=b.status(),
             cliff_data_raw=b.cliff_raw(),
             backpack_touch_sensor_raw=0,
-            curr_path_segment=clamp(b.path_index, 0, 255) if b.path_active else 0,
+            curr_path_segment=int(clamp(b.path_index, 0, 255)) if b.path_active else 0,
         )
 
 
