@@ -27,12 +27,13 @@ from typing import Any
 
 from . import events as ev
 from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
-from .link import Address, Link, LinkError, LinkState, LinkStats, Role
+from .connection import RobotConnection, RobotError
+from .link import Address, Link, LinkStats
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
 from .protocol.linkstate import Backoff
 from .samples import OrientationDetector, RobotStateSample, RobotStatus, state_from_message
-from .startup import StartUp, StartUpFailed
+from .startup import StartUp
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +46,6 @@ LIFT_MIN_MM = 32.0
 LIFT_MAX_MM = 92.0
 FACTORY_FIRMWARE = {10501, 10502, 10700}
 TARGET_FIRMWARE = 2381
-
-
-class RobotError(RuntimeError):
-    """The robot could not be reached or did not complete the start-up sequence."""
 
 
 @dataclass
@@ -65,17 +62,12 @@ class RobotInfo:
 EventListener = Callable[[ev.RobotEvent], None]
 
 
-class Robot:
+class Robot(RobotConnection):
     """A connection to one Cozmo (real or simulated) and everything it does.
 
-    Connecting keeps trying until it works: Resets with backoff (``reconnect_initial_s``
-    doubling to ``reconnect_max_s``), then the start-up sequence (each step within
-    ``startup_timeout_s``, else the handshake starts again); ``connect_timeout_s`` (None: no
-    limit) bounds the whole of it. After a loss the Robot reconnects by itself: it emits
-    :class:`~driver.events.RobotLost` (pending actions fail), retries with the same backoff,
-    emits :class:`~driver.events.RobotRecovered` when the robot answers, runs the start-up
-    sequence again with a fresh state mirror and emits :class:`~driver.events.Reconnected` once
-    the robot streams state again. Two Robots can live in one process; nothing is global.
+    How it connects and reconnects (and what ``reconnect_initial_s``, ``reconnect_max_s``,
+    ``connect_timeout_s`` and ``startup_timeout_s`` mean): :class:`~driver.connection.RobotConnection`.
+    Two Robots can live in one process; nothing is global.
     """
 
     def __init__(
@@ -126,93 +118,6 @@ class Robot:
         #: Reads the accelerometer of every RobotState; its confirmed changes become OrientationChanged.
         self.orientation_detector = OrientationDetector()
 
-    # ------------------------------------------------------------------ connection
-
-    async def connect(self, *, open_link: Callable[..., Any] | None = None) -> None:
-        """Connect and run the start-up sequence, trying until it works.
-
-        Raises :class:`RobotError` only when ``connect_timeout_s`` runs out (the link is closed
-        then). ``open_link`` replaces :meth:`Link.open` (same signature), e.g. with an in-memory
-        network's opener (:class:`driver.memlink.MemoryNetwork`) for offline, virtual-time runs.
-        """
-        if self._closed:
-            raise RobotError("this Robot was disconnected; make a new one")
-        loop = asyncio.get_running_loop()
-        deadline = None if self.connect_timeout_s is None else loop.time() + self.connect_timeout_s
-        if self.link is None:
-            self.link = await (open_link or Link.open)(
-                Role.ENGINE, self.local_addr, peer=self.address, on_packet=self._on_packet,
-                on_state=self._on_link_state, lost_after=self.lost_after, retry_initial=self.reconnect_initial_s,
-                retry_max=self.reconnect_max_s, name=self.name,
-            )
-        where = f"{self.address[0]}:{self.address[1]}"
-        self._in_connect = True
-        try:
-            while True:
-                remaining = None if deadline is None else deadline - loop.time()
-                try:
-                    if remaining is not None and remaining <= 0:
-                        raise LinkError(f"no answer from {where} within {self.connect_timeout_s:.1f} s")
-                    await self.link.connect(timeout=remaining)
-                except LinkError as exc:
-                    raise RobotError(f"cannot connect to the robot at {where}: {exc}") from exc
-                try:
-                    await self._startup.run(deadline, stop_on_cliff=self.stop_on_cliff)
-                    break
-                except StartUpFailed as exc:
-                    if deadline is not None and loop.time() >= deadline:
-                        raise RobotError(f"cannot connect to the robot at {where}: {exc}") from None
-                    log.warning("%s: %s; starting again", self.name, exc)
-        except BaseException:
-            self.link.close()
-            raise
-        finally:
-            self._in_connect = False
-        self._ready = True
-        self._emit(ev.Connected(loop.time(), firmware_version=self.info.firmware_version))
-        log.info("%s: connected to %s, firmware %d, serial 0x%08x", self.name, where,
-                 self.info.firmware_version, self.info.serial_number)
-
-    def _begin_start_up(self) -> None:
-        """A new connection: forget the old mirror and wait for the start-up answers afresh."""
-        self._startup.begin()
-        self.state = None
-        self.orientation_detector = OrientationDetector()
-
-    async def _reconnected(self) -> None:
-        """After the robot answered again: the start-up sequence, then Reconnected (or start over)."""
-        assert self.link is not None
-        try:
-            await self._startup.run(None, stop_on_cliff=self.stop_on_cliff)
-        except StartUpFailed as exc:
-            log.warning("%s: %s; starting again", self.name, exc)
-            self.link.restart()
-            return
-        loop = asyncio.get_running_loop()
-        self._ready = True
-        self.reconnects += 1
-        down = loop.time() - self._lost_at if self._lost_at is not None else 0.0
-        self._lost_at = None
-        log.info("%s: reconnected to %s:%d after %.1f s, firmware %d", self.name, *self.address, down,
-                 self.info.firmware_version)
-        self._emit(ev.Reconnected(loop.time(), firmware_version=self.info.firmware_version, lost_for_s=down))
-
-    async def disconnect(self) -> None:
-        """Stop the motors, say goodbye, and close the link; send nothing after that, try no more."""
-        self._closed = True
-        if self._resume is not None:
-            self._resume.cancel()
-            self._resume = None
-        if self.link is None:
-            return
-        if self.connected:
-            with contextlib.suppress(Exception):
-                self.stop_all_motors()
-        for action in list(self._actions.values()):
-            action.cancel("disconnected")
-        await self.link.disconnect()
-        self._ready = False
-
     async def __aenter__(self) -> Robot:
         await self.connect()
         return self
@@ -226,54 +131,10 @@ class Robot:
         return self.orientation_detector.orientation
 
     @property
-    def connected(self) -> bool:
-        """True while the link is up and the start-up sequence has run on it."""
-        return self._ready and self.link is not None and self.link.state is LinkState.CONNECTED
-
-    @property
     def stats(self) -> LinkStats:
         """Link statistics (sent, resent, dropped, RTT)."""
         assert self.link is not None
         return self.link.stats
-
-    def _on_link_state(self, old: LinkState, new: LinkState) -> None:
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        if new is LinkState.CONNECTED:
-            self._begin_start_up()
-            if self._in_connect or self._closed:
-                return  # connect() runs the start-up itself
-            if old is LinkState.LOST:
-                self._emit(ev.RobotRecovered(now))
-            if self._resume is not None:
-                self._resume.cancel()
-            self._resume = loop.create_task(self._reconnected(), name=f"{self.name}-reconnect")
-            self._resume.add_done_callback(self._resume_done)
-            return
-        if old is LinkState.CONNECTED:
-            self._startup.fail("the robot was lost during the start-up sequence")
-            if self._resume is not None:
-                self._resume.cancel()
-                self._resume = None
-        if new is LinkState.LOST:
-            was_up = self._ready
-            self._ready = False
-            for action in list(self._actions.values()):
-                action.cancel("robot lost")
-            if was_up:
-                self.losses += 1
-                self._lost_at = now
-                self._emit(ev.RobotLost(now, silent_for_s=self.lost_after))
-        elif new in (LinkState.CLOSED, LinkState.IDLE) and old is not LinkState.CONNECTING:
-            if self._ready or new is LinkState.CLOSED:
-                self._ready = False
-                self._emit(ev.Disconnected(now))
-
-    def _resume_done(self, task: asyncio.Task[None]) -> None:
-        if self._resume is task:
-            self._resume = None
-        if not task.cancelled() and task.exception() is not None:
-            log.error("%s: reconnecting failed", self.name, exc_info=task.exception())
 
     # ------------------------------------------------------------------ events
 
@@ -459,15 +320,6 @@ class Robot:
             raise RobotError(self._why_not_ready())
         self.link.send(m.encode(msg))
 
-    def _why_not_ready(self) -> str:
-        if self._closed:
-            return "disconnected"
-        return "the robot is lost; reconnecting" if self._lost_at is not None else "not connected"
-
-    def _send_start_up(self, msg: Any) -> None:
-        assert self.link is not None
-        self.link.send(m.encode(msg))
-
     def _new_action(self, slot: str, action_id: int | None, timeout: float,
                     is_finished: Callable[[RobotStateSample], bool]) -> Action:
         if not self._ready:
@@ -616,3 +468,37 @@ class Robot:
             self.send(m.OutputSilence())
         else:
             self.send(m.OutputAudio(samples=samples))
+
+    # ================================================================== clocked frames
+    # The animation controller's interface (driver.clocked.AnimationTarget), delegated to the
+    # link's public frame_at / flush and its release-thread settings; nothing above uses it.
+
+    #: release-thread settings asked for (priority, cpu), and the link they were given to
+    _frame_release: tuple[int | None, int | None] = (None, None)
+    _frame_release_link: Link | None = None
+
+    def frame_at(self, at: float) -> contextlib.AbstractContextManager[None]:
+        """Send every message sent inside the block as one frame, on the wire at loop time ``at``
+        (see :meth:`driver.link.Link.frame_at`). Raises :class:`RobotError` before :meth:`connect`."""
+        return self._frame_link().frame_at(at)
+
+    def flush(self) -> None:
+        """Put what was sent so far on the wire now rather than on the event loop's next turn."""
+        self._frame_link().flush()
+
+    def set_frame_release(self, *, priority: int | None = None, cpu: int | None = None) -> None:
+        """SCHED_FIFO ``priority`` and ``cpu`` for the thread that releases clocked frames (None:
+        the link's own); given to each connection's link before its first clocked frame."""
+        self._frame_release = (priority, cpu)
+        self._frame_release_link = None
+
+    def _frame_link(self) -> Link:
+        link = self.link
+        if link is None:
+            raise RobotError("not connected")
+        if self._frame_release_link is not link:
+            priority, cpu = self._frame_release
+            link.release_priority = priority if priority is not None else link.release_priority
+            link.release_cpu = cpu if cpu is not None else link.release_cpu
+            self._frame_release_link = link
+        return link
