@@ -27,6 +27,7 @@ HANDLERS: dict[str, str] = {
     "tree": "brain.app.tree:tree_command",
     "anim": "brain.app.anim:anim_command",
     "simulate": "brain.app.simulate:simulate_command",
+    "service": "brain.app.service:service_command",
 }
 
 
@@ -140,6 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", metavar="FILE", help="a YAML timeline of scripted events (as for `sim --script`)")
     p.add_argument("--seed", type=int, metavar="N",
                    help="random seed; the same seed replays the same run (default: random, reported)")
+
+    p = sub.add_parser("service", help="run as a systemd service")
+    ssub = p.add_subparsers(dest="service_command", metavar="ACTION")
+    ssub.required = True
+    u = ssub.add_parser("print-unit", help="write a systemd unit file for this installation to standard output")
+    _add_common(u)
+    u.add_argument("--user", metavar="USER", help="run as this user (default: a dynamic user of its own)")
+    u.add_argument("--robot", metavar="HOST[:PORT]", help="the robot's address (default: the config's)")
     return parser
 
 
