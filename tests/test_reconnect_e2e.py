@@ -1,9 +1,10 @@
 """The daemon keeps its robot: ``cozmo-brain run --robot`` against ``cozmo-brain sim``, each its own process.
 
 The simulator is killed and restarted on the same port, goes silent, reboots; the daemon must
-reconnect by itself and drive the robot again. Every line both programs log is stamped by a
-reader thread in this process as it arrives, so times are measured outside the (loaded) programs.
-The simulator's per-connection summary line tells what reached it on each connection.
+reconnect by itself, stop the motors and tick the personality against it again. Every line both
+programs log is stamped by a reader thread in this process as it arrives, so times are measured
+outside the (loaded) programs. The simulator's per-connection summary line tells what reached it
+on each connection.
 """
 
 from __future__ import annotations
@@ -131,11 +132,17 @@ def test_a_simulator_killed_and_restarted_on_its_port_is_driven_again_within_3_s
         sim2 = Program("sim", "--host", "127.0.0.1", "--port", str(port))
         back, line = daemon.wait_for(rf"reconnected to 127\.0\.0\.1:{port}", 10, after=sim2.started)
         assert back - sim2.started <= 3.0, line
+        # the brain: motors stopped, the tree ticked again from its top, all within 3 s of the start
+        resumed, _ = daemon.wait_for(r"robot back \(reconnected\): motors stopped", 5, after=back)
+        ticking, line = daemon.wait_for(r"heartbeat: doing ", 5, after=resumed)
+        assert ticking - sim2.started <= 3.0, line
         assert daemon.matching("no answer from .* next try in 1.0 s"), "it kept trying while the robot was away"
         time.sleep(2.0)
         assert sim2.stop(signal.SIGINT) == 0
         _, summary = sim2.wait_for("sim: connection 1 from", 5)
-        _assert_driven(_received(summary), seconds=1.5)
+        received = _received(summary)
+        _assert_driven(received, seconds=1.5)
+        assert received.get("StopAllMotors", 0) >= 1, received
         assert daemon.proc.poll() is None, daemon.log()
     finally:
         code = daemon.stop()
@@ -159,19 +166,25 @@ def test_a_silent_then_rebooting_simulator_is_driven_again_within_3_s_each_time(
         back = silent + 4.0
         again, line = daemon.wait_for("reconnected to", 10, after=silent)
         assert back - 0.2 <= again <= back + 3.0, line
+        ticking, line = daemon.wait_for("heartbeat: doing ", 5, after=again)
+        assert ticking <= back + 3.0, line
         rebooted, _ = sim.wait_for("sim: rebooting", 15)
         booted, _ = sim.wait_for("sim: booted", 5)
         assert booted - rebooted == pytest.approx(3.0, abs=0.5)
         lost, _ = daemon.wait_for("robot lost", 5, after=rebooted)
         again2, line = daemon.wait_for("reconnected to", 10, after=booted)
         assert again2 - booted <= 3.0, line
+        ticking, line = daemon.wait_for("heartbeat: doing ", 5, after=again2)
+        assert ticking - booted <= 3.0, line
         time.sleep(2.0)
         assert sim.stop(signal.SIGINT) == 0
         summaries = [line for _, line in sim.matching("sim: connection")]
         numbers = [m.group(1) for m in map(_SUMMARY.search, summaries) if m is not None]
         assert numbers == ["1", "2", "3"], summaries  # a new connection after each loss
         for summary in summaries[1:]:
-            _assert_driven(_received(summary), seconds=1.5)
+            received = _received(summary)
+            _assert_driven(received, seconds=1.5)
+            assert received.get("StopAllMotors", 0) >= 1, received  # stopped on the way back
         assert len(daemon.matching("robot lost")) == 2 and len(daemon.matching("reconnected to")) == 2
     finally:
         code = daemon.stop()

@@ -11,6 +11,8 @@ answers again. Measured on one clock in this process:
   brain stops the motors on reconnecting; "-" where the running daemon does not);
 - back → reconnected: the daemon's start-up sequence complete at the simulator (EnableAnimationState);
 - back → driving: the first animation frame at the simulator after that (the brain at work again);
+- back → acting: the first clip the personality starts after that (StartAnimation: the tree
+  ticks again; the default personality greets with a clip when the robot is back);
 - silence → driving: the whole loss, as the robot lives it.
 
 The wait from "back" includes the backoff phase the robot happens to return in (up to one backoff
@@ -89,7 +91,8 @@ async def bench(trials: int, seed: int) -> dict[str, list[float]]:
              "--duration", "3600"], cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE)
         stamps = StderrStamps(proc.stderr)
-        figures: dict[str, list[float]] = {"lost": [], "stopped": [], "reconnected": [], "driving": [], "total": []}
+        figures: dict[str, list[float]] = {"lost": [], "stopped": [], "reconnected": [], "driving": [], "acting": [],
+                                           "total": []}
         try:
             deadline = time.monotonic() + 30.0
             while not (sim.connected and sim.streaming):
@@ -105,11 +108,13 @@ async def bench(trials: int, seed: int) -> dict[str, list[float]]:
                 sim.faults.silent = False
                 back = time.monotonic()
                 limit = back + 15.0
-                driving = None
+                driving = acting = None
                 while time.monotonic() < limit:
                     reconnected = arrivals.first(("EnableAnimationState",), back)
-                    driving = arrivals.first(FRAMES, reconnected) if reconnected is not None else None
-                    if driving is not None:
+                    if reconnected is not None:
+                        driving = arrivals.first(FRAMES, reconnected)
+                        acting = arrivals.first(("StartAnimation",), reconnected)
+                    if driving is not None and acting is not None:
                         break
                     await asyncio.sleep(0.01)
                 if reconnected is None or driving is None:
@@ -122,6 +127,8 @@ async def bench(trials: int, seed: int) -> dict[str, list[float]]:
                     figures["stopped"].append((stopped - back) * 1000.0)
                 figures["reconnected"].append((reconnected - back) * 1000.0)
                 figures["driving"].append((driving - back) * 1000.0)
+                if acting is not None:
+                    figures["acting"].append((acting - back) * 1000.0)
                 figures["total"].append((driving - quiet) * 1000.0)
         finally:
             if proc.poll() is None:
@@ -148,7 +155,7 @@ def main() -> int:
           f"{time.perf_counter() - started:.0f} s wall")
     labels = {"lost": "silence -> robot lost (daemon log)", "stopped": "back -> motors stopped",
               "reconnected": "back -> reconnected (start-up done)", "driving": "back -> driving again (frames)",
-              "total": "silence -> driving again"}
+              "acting": "back -> personality acting (a clip)", "total": "silence -> driving again"}
     for key, label in labels.items():
         values = figures[key]
         if not values:
