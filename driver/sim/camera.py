@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .world import Drawable, Photo, PhotoLibrary
+from .room import Drawable, Photo, PhotoLibrary
 
 NECK_X_MM, NECK_Z_MM = -13.0, 49.0
 CAMERA_IN_HEAD_MM = (17.52, -8.0)  # forward of and below the neck, in the head frame
@@ -86,7 +86,7 @@ class CameraPose:
 
 
 def project(pose: CameraPose, intr: Intrinsics, point: tuple[float, float, float]) -> tuple[float, float, float]:
-    """World point → (u, v, depth mm); depth ≤ 0 means behind the camera."""
+    """Room point → (u, v, depth mm); depth ≤ 0 means behind the camera."""
     d = np.array(point) - (pose.x_mm, pose.y_mm, pose.z_mm)
     xr, yd, zf = pose.basis() @ d
     if zf <= 1e-6:

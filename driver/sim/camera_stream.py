@@ -26,7 +26,7 @@ from ..protocol import messages as m
 from ..protocol.table import ImageResolution, ImageSendMode
 from .camera import QVGA, CameraPose, Renderer
 from .jpeg import RESOLUTIONS, chunk_payload, encode_colour, encode_grey
-from .world import Drawable, World
+from .room import Drawable, Room
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +77,9 @@ class CameraStream:
     few frames as drawn.
     """
 
-    def __init__(self, world: World, send: Callable[[Any], None], sample: Sampler, *, seed: int = 0,
+    def __init__(self, room: Room, send: Callable[[Any], None], sample: Sampler, *, seed: int = 0,
                  in_thread: bool = True, keep: int = 8, period_s: float = FRAME_PERIOD_S) -> None:
-        self.world = world
+        self.room = room
         self.send = send
         self.sample = sample
         self.seed = seed
@@ -145,7 +145,7 @@ class CameraStream:
         if self._busy:
             self.frames_skipped += 1
             return
-        cap = Capture(self._next_id, timestamp, self.resolution, self.colour, pose, self.world.snapshot(now), rates)
+        cap = Capture(self._next_id, timestamp, self.resolution, self.colour, pose, self.room.snapshot(now), rates)
         self._next_id = (self._next_id + 1) & 0xFFFFFFFF
         if not self.in_thread:
             self._deliver(cap, self._draw(cap))
@@ -173,7 +173,7 @@ class CameraStream:
             w, h = RESOLUTIONS[cap.resolution]
             renderer = Renderer(QVGA.scaled(w, h), seed=self.seed + cap.resolution)
             self._renderers[cap.resolution] = renderer
-        image = renderer.render(cap.pose, cap.things, self.world.photos, colour=cap.colour)
+        image = renderer.render(cap.pose, cap.things, self.room.photos, colour=cap.colour)
         payload = encode_colour(image) if cap.colour else encode_grey(image)
         return image, payload
 

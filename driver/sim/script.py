@@ -1,7 +1,8 @@
 """Scripted timelines for the simulated Cozmo: "pick me up at 5 s, show a cliff at 8 s".
 
-A timeline is a YAML list of steps, each with a time ``at`` (seconds after the engine
-connects) and an ``event``, plus that event's own fields::
+A timeline is a YAML list of steps, each with a time ``at`` (seconds after an engine first
+connects; the clock runs on through losses and reconnects) and an ``event``, plus that event's
+own fields::
 
     - {at: 5, event: pick_up}
     - {at: 7, event: put_down}
@@ -14,7 +15,7 @@ connects) and an ``event``, plus that event's own fields::
     - {at: 14, event: on_charger}
     - {at: 20, event: battery, volts: 3.5}
     - {at: 25, event: silent, for: 4}        # stop answering for 4 s
-    - {at: 40, event: reboot}
+    - {at: 40, event: reboot, for: 5}        # forgets the engine; answers nothing for 5 s while it boots
 
 and what the camera sees (places are relative to the robot at that moment, then fixed in the room;
 bearings are degrees to the left, negative to the right)::
@@ -36,7 +37,7 @@ from typing import Any
 import yaml
 
 from ..samples import ORIENTATIONS
-from .world import MOTION_KINDS, PHOTOS
+from .room import MOTION_KINDS, PHOTOS
 
 #: event name -> {field: (type, default or REQUIRED)}
 REQUIRED = object()
@@ -54,9 +55,8 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "on_charger": {},
     "off_charger": {},
     "battery": {"volts": (float, REQUIRED)},
-    "delocalize": {},
     "silent": {"for": (float, REQUIRED)},
-    "reboot": {},
+    "reboot": {"for": (float, None)},
     "orientation": {"orientation": (str, REQUIRED), "for": (float, None)},
     "face": {"face": (str, REQUIRED), "bearing_deg": (float, None), "distance_m": (float, None),
              "height_m": (float, None), "photo": (str, None)},

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from driver.sim.camera import CameraPose, Renderer
+from driver.sim.room import PHOTOS, Room
 from driver.sim.script import ScriptError, parse_script
-from driver.sim.world import PHOTOS, World
 
 TIMELINE = """\
 - {at: 5, face: alice, bearing_deg: 30, distance_m: 0.6, height_m: 0.25}
@@ -52,44 +52,44 @@ def test_timeline_steps_for_people_and_motion() -> None:
         ("- {at: 1, event: motion}", "event 'motion' needs 'motion'"),
     ],
 )
-def test_bad_world_steps_name_the_line_and_the_problem(text: str, message: str) -> None:
+def test_bad_room_steps_name_the_line_and_the_problem(text: str, message: str) -> None:
     with pytest.raises(ScriptError) as info:
         parse_script(text, "room.yaml")
     assert message in str(info.value)
 
 
 def test_places_are_taken_from_the_robot_then_fixed_in_the_room() -> None:
-    world = World()
+    room = Room()
     robot = (100.0, 50.0, math.radians(90))  # facing +y
-    alice = world.place_face("alice", robot, 0.0, bearing_deg=30, distance_m=0.6, height_m=0.25)
+    alice = room.place_face("alice", robot, 0.0, bearing_deg=30, distance_m=0.6, height_m=0.25)
     # 30° to the robot's left while it faces +y: 120° in the room.
     assert (alice.x_mm, alice.y_mm, alice.z_mm) == pytest.approx(
         (100 + 600 * math.cos(math.radians(120)), 50 + 600 * math.sin(math.radians(120)), 250))
     assert alice.photo == "astronaut"
     # A move gives only the bearing: distance and height stay; the robot has turned meanwhile.
-    moved = world.place_face("alice", (0.0, 0.0, 0.0), 1.0, bearing_deg=-10)
+    moved = room.place_face("alice", (0.0, 0.0, 0.0), 1.0, bearing_deg=-10)
     assert (moved.x_mm, moved.y_mm, moved.z_mm) == pytest.approx(
         (600 * math.cos(math.radians(-10)), 600 * math.sin(math.radians(-10)), 250))
     assert moved.since == 0.0  # the same person, still in the room since t=0
-    bob = world.place_face("bob", (0.0, 0.0, 0.0), 2.0)  # defaults: straight ahead, 0.6 m, 0.25 m
+    bob = room.place_face("bob", (0.0, 0.0, 0.0), 2.0)  # defaults: straight ahead, 0.6 m, 0.25 m
     assert (bob.x_mm, bob.y_mm, bob.z_mm) == pytest.approx((600, 0, 250))
     assert bob.photo == "photographer"  # the second person gets the second photograph
-    assert world.face_leaves("alice") is True
-    assert world.face_leaves("alice") is False
-    assert list(world.people) == ["bob"]
+    assert room.face_leaves("alice") is True
+    assert room.face_leaves("alice") is False
+    assert list(room.people) == ["bob"]
 
 
 def test_a_moving_thing_swings_and_is_gone_after_its_time() -> None:
-    world = World()
-    world.apply("motion", {"motion": "ground", "bearing_deg": 15.0, "for": 2.0}, (0.0, 0.0, 0.0), 10.0)
-    seen = [world.snapshot(10.0 + t) for t in (0.1, 0.4, 0.7, 1.9)]
+    room = Room()
+    room.apply("motion", {"motion": "ground", "bearing_deg": 15.0, "for": 2.0}, (0.0, 0.0, 0.0), 10.0)
+    seen = [room.snapshot(10.0 + t) for t in (0.1, 0.4, 0.7, 1.9)]
     assert all(len(s) == 1 and s[0].kind == "ball" for s in seen)
     ys = [s[0].position[1] for s in seen]
     assert max(ys) - min(ys) > 60  # it moves across its place
     xs, zs = [s[0].position[0] for s in seen], [s[0].position[2] for s in seen]
     bearing = math.degrees(math.atan2(np.mean(ys), np.mean(xs)))
     assert 5 < bearing < 25 and set(zs) == {30.0}  # rolling on the floor around 15° left
-    assert world.snapshot(12.1) == ()
+    assert room.snapshot(12.1) == ()
 
 
 def _pixel(point: tuple[float, float, float], head_rad: float) -> tuple[float, float]:
@@ -107,11 +107,11 @@ def _pixel(point: tuple[float, float, float], head_rad: float) -> tuple[float, f
 def test_faces_are_drawn_where_a_pinhole_camera_puts_them(bearing: float, distance: float) -> None:
     pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
     head = math.radians(12.5)
-    world = World()
-    world.place_face("alice", (0.0, 0.0, 0.0), 0.0, bearing_deg=bearing, distance_m=distance, height_m=0.25)
+    room = Room()
+    room.place_face("alice", (0.0, 0.0, 0.0), 0.0, bearing_deg=bearing, distance_m=distance, height_m=0.25)
     pose = CameraPose.from_robot(0, 0, 0, head)
-    empty = Renderer(seed=3, noise=False).render(pose, (), world.photos, colour=False).astype(int)
-    img = Renderer(seed=3, noise=False).render(pose, world.snapshot(0.0), world.photos, colour=False).astype(int)
+    empty = Renderer(seed=3, noise=False).render(pose, (), room.photos, colour=False).astype(int)
+    img = Renderer(seed=3, noise=False).render(pose, room.snapshot(0.0), room.photos, colour=False).astype(int)
     ys, xs = np.nonzero(np.abs(img - empty) > 8)
     a = math.radians(bearing)
     face = (1000 * distance * math.cos(a), 1000 * distance * math.sin(a), 250.0)
@@ -137,13 +137,13 @@ def test_faces_are_drawn_where_a_pinhole_camera_puts_them(bearing: float, distan
 def test_without_scikit_image_the_room_is_empty_and_it_is_said_once(monkeypatch: pytest.MonkeyPatch,
                                                                      caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setitem(sys.modules, "skimage", None)  # as if the package were not installed
-    caplog.set_level(logging.WARNING, logger="driver.sim.world")
-    world = World()
-    world.place_face("alice", (0.0, 0.0, 0.0), 0.0, bearing_deg=0)
-    world.place_face("bob", (0.0, 0.0, 0.0), 0.0, bearing_deg=10)
+    caplog.set_level(logging.WARNING, logger="driver.sim.room")
+    room = Room()
+    room.place_face("alice", (0.0, 0.0, 0.0), 0.0, bearing_deg=0)
+    room.place_face("bob", (0.0, 0.0, 0.0), 0.0, bearing_deg=10)
     pose = CameraPose.from_robot(0, 0, 0, math.radians(12.5))
-    img = Renderer(seed=1, noise=False).render(pose, world.snapshot(0.0), world.photos, colour=True)
-    empty = Renderer(seed=1, noise=False).render(pose, (), world.photos, colour=True)
+    img = Renderer(seed=1, noise=False).render(pose, room.snapshot(0.0), room.photos, colour=True)
+    empty = Renderer(seed=1, noise=False).render(pose, (), room.photos, colour=True)
     assert np.array_equal(img, empty)
     warnings = [r.getMessage() for r in caplog.records if "scikit-image is not installed" in r.getMessage()]
     assert len(warnings) == 1 and "sim-faces" in warnings[0]
