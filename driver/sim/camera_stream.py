@@ -189,12 +189,12 @@ class CameraStream:
                                      len(chunks)))
 
     def close(self) -> None:
-        """Stop the clock and the worker (a frame being drawn is dropped)."""
+        """Stop the clock and the worker (waiting for a frame being drawn, which is then dropped)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         self._busy = False
 
