@@ -59,9 +59,10 @@ def test_frames_stream_at_the_robots_rate_only_while_enabled_and_decode_as_drawn
             robot.enable_camera(True, color=False)
             await asyncio.sleep(2.0)
             grey = list(frames.frames)
-            assert 20 <= len(grey) <= 31 and frames.dropped == 0  # ~15 frames/s
+            # ~15 frames/s (a loaded machine may make the simulator skip a few, never send more)
+            assert 15 <= len(grey) <= 31 and frames.dropped == 0
             steps = np.diff([f.timestamp for f in grey])
-            assert abs(float(np.median(steps)) - 1000 / 15) < 8  # robot-clock ms between frames
+            assert abs(float(np.median(steps)) - 1000 / 15) < 12  # robot-clock ms between frames
             drawn = {s.image_id: s for s in sim.camera.recent}
             checked = 0
             for f in grey:
