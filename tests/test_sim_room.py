@@ -134,6 +134,27 @@ def test_faces_are_drawn_where_a_pinhole_camera_puts_them(bearing: float, distan
     assert xs.max() - xs.min() > 0.6 * (min(u_right, 319) - max(u_left, 0))  # and most of it shows
 
 
+@pytest.mark.parametrize("bearing", [30, -30])
+def test_a_face_30_degrees_aside_shows_at_that_edge_of_the_picture(bearing: float) -> None:
+    """Cozmo's camera sees about 28° to the left and 30° to the right: the face point is at the edge."""
+    pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
+    head = math.radians(12.5)
+    room = Room()
+    room.place_face("alice", (0.0, 0.0, 0.0), 0.0, bearing_deg=bearing, distance_m=0.6, height_m=0.25)
+    pose = CameraPose.from_robot(0, 0, 0, head)
+    empty = Renderer(seed=3, noise=False).render(pose, (), room.photos, colour=False).astype(int)
+    img = Renderer(seed=3, noise=False).render(pose, room.snapshot(0.0), room.photos, colour=False).astype(int)
+    ys, xs = np.nonzero(np.abs(img - empty) > 8)
+    a = math.radians(bearing)
+    u, _ = _pixel((600 * math.cos(a), 600 * math.sin(a), 250.0), head)
+    assert (u < 5) if bearing > 0 else (u > 305)  # at the edge (the optical centre is 5 px left of the middle)
+    if bearing > 0:
+        assert xs.min() == 0 and xs.max() < 155
+    else:
+        assert xs.max() == 319 and xs.min() > 155
+    assert len(xs) > 3000  # a good part of her is in view
+
+
 def test_without_scikit_image_the_room_is_empty_and_it_is_said_once(monkeypatch: pytest.MonkeyPatch,
                                                                      caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setitem(sys.modules, "skimage", None)  # as if the package were not installed
