@@ -24,13 +24,16 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .link import Address, Link, LinkState, LinkStats, Role
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
 from .samples import OrientationDetector, RobotStateSample, RobotStatus, state_from_message
+
+if TYPE_CHECKING:  # the vision block at the end imports driver.vision only when it is used
+    from .vision import Vision, VisionConfig
 
 log = logging.getLogger(__name__)
 
@@ -618,3 +621,45 @@ class Robot:
             self.send(m.OutputSilence())
         else:
             self.send(m.OutputAudio(samples=samples))
+
+    # ------------------------------------------------------------------ vision (camera → driver.vision)
+    # A separate block: the camera's ImageChunk messages and the RobotState samples reach a
+    # driver.vision.Vision through a message listener, and its face and motion events come back
+    # through _emit like every other robot event. Nothing else in the Robot knows about vision.
+
+    vision: Vision | None = None
+
+    def start_vision(self, config: VisionConfig | None = None, *, color: bool = False) -> Vision:
+        """Stream the camera (QVGA, grey or colour) into a vision pipeline whose events
+        (face_seen, face_moved, face_lost, motion_seen) reach this Robot's listeners."""
+        from .vision import Vision
+
+        if self.vision is not None:
+            raise RobotError("vision is already running; stop_vision() first")
+        vision = Vision(config, emit=self._emit, name=self.name)
+
+        def route(msg: Any) -> None:
+            if isinstance(msg, m.ImageChunk):
+                vision.on_chunk(msg, self._now())
+            elif isinstance(msg, m.RobotState) and self.state is not None:
+                vision.on_state(self.state)
+
+        def on_event(event: ev.RobotEvent) -> None:
+            if isinstance(event, ev.RobotLost):
+                vision.reset()
+
+        self._vision_unhook = (self.add_message_listener(route), self.add_listener(on_event))
+        self.vision = vision
+        self.enable_camera(True, color)
+        return vision
+
+    async def stop_vision(self) -> None:
+        """Stop the camera stream (while connected) and the vision pipeline."""
+        vision, self.vision = self.vision, None
+        if vision is None:
+            return
+        for unhook in self._vision_unhook:
+            unhook()
+        if self.connected:
+            self.enable_camera(False)
+        await vision.close()
