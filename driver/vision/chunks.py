@@ -10,8 +10,8 @@ reassemble the same way.
 Anything else drops the frame, counted by reason, and never shows half a picture: a chunk
 missing or out of order, a chunk of another image before the end, a chunk too large, an
 encoding or resolution the decoder cannot handle, a count that disagrees with the chunks seen,
-a frame older than the last one delivered. Chunks of a frame whose start was missed are counted
-once per frame, not once per chunk. Pure: no I/O, no clock; the caller passes arrival times.
+a frame older than the last one delivered. A frame is counted once, however many of its chunks
+arrive, and once dropped it stays dropped: its late chunks cannot start it again. Pure: no I/O, no clock; the caller passes arrival times.
 """
 
 from __future__ import annotations
@@ -136,11 +136,15 @@ class ChunkReassembler:
             resolution: int, data: bytes, received_at: float) -> CompletedFrame | None:
         """Take one chunk; returns the frame it completes, else None (dropped frames are counted)."""
         self.chunks += 1
+        if image_id == self._last_dropped_id:
+            return None  # the rest of a frame already dropped (and counted): it stays dropped
         partial = self._partial
         if partial is not None and (image_id != partial.image_id or chunk_id != len(partial.parts)):
             # another frame began, or a chunk was lost or came out of order: the frame is gone
             self._drop(partial.image_id, DropReason.MISSING_CHUNK)
             partial = self._partial = None
+            if image_id == self._last_dropped_id:
+                return None  # a late or repeated chunk of the frame just dropped
         if partial is None:
             if chunk_id != 0:
                 self._drop(image_id, DropReason.MISSED_START)
@@ -188,7 +192,5 @@ class ChunkReassembler:
         self._partial = None
 
     def _drop(self, image_id: int, reason: str) -> None:
-        if reason == DropReason.MISSED_START and image_id == self._last_dropped_id:
-            return  # the rest of a frame already counted
         self._last_dropped_id = image_id
         self.dropped[reason] += 1
