@@ -121,15 +121,16 @@ def _box(cx: float, cy: float, w: float = 60.0) -> Box:
     return Box(cx - w / 2, cy - w / 2, w, w, 1.0)
 
 
-def test_a_face_gets_a_stable_id_is_seen_after_two_frames_moves_and_is_lost_after_the_timeout() -> None:
+def test_a_face_gets_a_stable_id_is_seen_after_two_frames_followed_and_lost_after_the_timeout() -> None:
     tracker = FaceTracker(lost_after_s=1.0)
     assert not tracker.update([_box(100, 100)], 0.0)  # one detection: not yet a face
     changes = tracker.update([_box(104, 101)], 0.1)
     (seen,) = changes.seen
-    moved = []
+    updated = []
     for i in range(2, 20):
-        moved += tracker.update([_box(100 + 6 * i, 100)], 0.1 * i).moved
-    assert {t.face_id for t in moved} == {seen.face_id} and 3 <= len(moved) <= 12
+        updated += tracker.update([_box(100 + 6 * i, 100)], 0.1 * i).updated
+    assert [t.face_id for t in updated] == [seen.face_id] * 18
+    assert seen.box.center[0] == pytest.approx(100 + 6 * 19, abs=8)  # smoothed, a little behind
     assert tracker.expire(2.5).lost == []  # last seen at 1.9 s
     (lost,) = tracker.expire(3.0).lost
     assert lost.face_id == seen.face_id and tracker.tracks == {}
@@ -154,6 +155,22 @@ def test_smoothing_steadies_a_jittery_box_and_two_faces_keep_their_ids() -> None
     assert tracker.tracks[2].box.center[0] == pytest.approx(240 - 2 * 39, abs=3)
 
 
+def test_a_face_keeps_its_id_while_the_robot_turns_and_the_picture_jumps() -> None:
+    def shift(before: tuple[float, float], after: tuple[float, float]) -> tuple[float, float]:
+        return (CAM.fx * math.tan(after[1] - before[1]), CAM.fy * math.tan(after[0] - before[0]))
+
+    turning = FaceTracker(shift=shift)
+    blind = FaceTracker()
+    jump = CAM.fx * math.tan(math.radians(15))
+    for i in range(5):  # the body turns left 15° a frame: a still face jumps 77 px right each time
+        box = _box(20 + jump * i, 120, 50)
+        turning.update([box], 0.1 * i, view=(0.0, math.radians(15) * i))
+        blind.update([box], 0.1 * i)
+    assert list(turning.tracks) == [1] and turning.tracks[1].hits == 5
+    assert turning.tracks[1].box.center[0] == pytest.approx(20 + jump * 4)
+    assert len(blind.tracks) == 5  # without knowing the turn, every frame looks like someone new
+
+
 def test_a_single_false_detection_never_becomes_a_face_and_far_jumps_are_new_faces() -> None:
     tracker = FaceTracker(lost_after_s=0.5)
     assert not tracker.update([_box(50, 50, 40)], 0.0)
@@ -169,7 +186,8 @@ def test_a_single_false_detection_never_becomes_a_face_and_far_jumps_are_new_fac
 # ---------------------------------------------------------------------------------- motion
 
 
-def _sample(gray: np.ndarray, t: float, head: float = math.radians(-10), x: float = 0.0, angle: float = 0.0) -> ImageSample:
+def _sample(gray: np.ndarray, t: float, head: float = math.radians(-10), x: float = 0.0,
+            angle: float = 0.0) -> ImageSample:
     pose = PoseSample(x, 0.0, 0.0, angle, 0.0, 0, 1)
     return ImageSample("camera", int(t * 15), int(t * 1000), t, t, 320, 240, False, "JPEG_MINIMIZED_GRAY",
                        gray, gray, b"", head, pose, int(t * 1000), CAM)

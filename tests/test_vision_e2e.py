@@ -78,7 +78,8 @@ def test_faces_seen_and_lost_and_the_link_delivers_everything_else_through_garba
             rng = np.random.default_rng(1)
             for i in range(40):
                 sim.send(m.ImageChunk(image_id=int(rng.integers(0, 2**32)), chunk_id=int(rng.integers(0, 5)),
-                                      image_chunk_count=int(rng.integers(0, 5)), image_encoding=int(rng.integers(-5, 12)),
+                                      image_chunk_count=int(rng.integers(0, 5)),
+                                      image_encoding=int(rng.integers(-5, 12)),
                                       image_resolution=int(rng.integers(-5, 15)),
                                       data=rng.integers(0, 256, int(rng.integers(0, 1100)), np.uint8).tobytes()))
                 if i == 20:

@@ -88,6 +88,30 @@ def test_a_face_is_seen_followed_and_lost_with_directions_from_the_head_and_pose
     run(body())
 
 
+def test_a_still_face_does_not_move_while_the_robot_turns_towards_it() -> None:
+    async def body() -> None:
+        events: list[ev.RobotEvent] = []
+        vision = Vision(VisionConfig(motion=False), emit=events.append)
+        cam = vision.config.camera
+        face = astronaut_face()
+        offset = 90  # the face's centre in a 180 px tile is about 90 px from its left edge
+        feed = Feeder(vision, head=0.0, pose_angle=0.0)
+        for i in range(11):  # the body turns left 75°/s, past a face 25° to its left
+            feed.pose_angle = math.radians(5 * i)
+            u = cam.cx - cam.fx * math.tan(math.radians(25 - 5 * i))
+            await feed.frame(scene(faces=((face, round(u) - offset, 30, 180),), noise=2.0, seed=i))
+        await vision.idle()
+        seen = [e for e in events if isinstance(e, ev.FaceSeen)]
+        moved = [e for e in events if isinstance(e, ev.FaceMoved)]
+        assert len(seen) == 1 and moved == []
+        assert math.degrees(seen[0].heading_rad) == pytest.approx(25, abs=3)
+        (track,) = vision.faces
+        assert track.face_id == seen[0].face_id and track.hits >= 5, track.hits
+        await vision.close()
+
+    run(body())
+
+
 def test_motion_in_front_of_the_still_robot_is_a_motion_event_with_where() -> None:
     async def body() -> None:
         events: list[ev.RobotEvent] = []

@@ -116,7 +116,8 @@ def test_duplicates_oversize_bad_counts_unknown_sizes_and_stale_frames_are_dropp
     r = ChunkReassembler()
     assert _frames(dup, r) == [] and r.dropped == {DropReason.MISSING_CHUNK: 1}
 
-    big = m.ImageChunk(image_id=2, chunk_id=0, image_encoding=8, image_resolution=4, data=b"\x00" * (MAX_CHUNK_BYTES + 1))
+    big = m.ImageChunk(image_id=2, chunk_id=0, image_encoding=8, image_resolution=4,
+                       data=b"\x00" * (MAX_CHUNK_BYTES + 1))
     r = ChunkReassembler()
     assert _frames([big, *chunk_messages(payload, 2, 600)[1:]], r) == []
     assert r.dropped == {DropReason.OVERSIZE: 1}  # the rest of that frame is not counted again

@@ -11,7 +11,8 @@ Anything else drops the frame, counted by reason, and never shows half a picture
 missing or out of order, a chunk of another image before the end, a chunk too large, an
 encoding or resolution the decoder cannot handle, a count that disagrees with the chunks seen,
 a frame older than the last one delivered. A frame is counted once, however many of its chunks
-arrive, and once dropped it stays dropped: its late chunks cannot start it again. Pure: no I/O, no clock; the caller passes arrival times.
+arrive, and once dropped it stays dropped: its late chunks cannot start it again.
+Pure: no I/O, no clock; the caller passes arrival times.
 """
 
 from __future__ import annotations

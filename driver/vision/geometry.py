@@ -36,6 +36,7 @@ __all__ = [
     "ground_region",
     "pixel_ray",
     "to_world",
+    "view_shift",
 ]
 
 #: The head's pivot (mm) in the robot frame.
@@ -123,6 +124,16 @@ def pixel_ray(u: float, v: float, head_angle_rad: float, camera: CameraIntrinsic
     x, z = x * c - z * s, x * s + z * c  # pitch up by the head angle
     n = math.sqrt(x * x + y * y + z * z)
     return Ray(camera_position(head_angle_rad), (x / n, y / n, z / n))
+
+
+def view_shift(camera: CameraIntrinsics, before: tuple[float, float],
+               after: tuple[float, float]) -> tuple[float, float]:
+    """How far (dx, dy px) still things move in the picture between two viewpoints.
+
+    A viewpoint is (head angle, body heading) in radians. Turning left moves the picture right,
+    raising the head moves it down (exact at the optical centre, close enough near it).
+    """
+    return (camera.fx * math.tan(after[1] - before[1]), camera.fy * math.tan(after[0] - before[0]))
 
 
 def face_distance_mm(box_width_px: float, camera: CameraIntrinsics, face_width_mm: float = FACE_WIDTH_MM) -> float:

@@ -26,18 +26,20 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import events as ev
 from ..samples import RobotStateSample
 from .chunks import ChunkReassembler, CompletedFrame, DropReason
 from .faces import Box, FaceDetector, detect_in_region, load_face_detector
-from .geometry import FACE_WIDTH_MM, CameraIntrinsics, face_distance_mm, pixel_ray, to_world
+from .geometry import FACE_WIDTH_MM, CameraIntrinsics, face_distance_mm, pixel_ray, to_world, view_shift
 from .motion import MotionConfig, MotionDetector, MotionReport
 from .sample import CorruptFrame, ImageSample, StateHistory, decode_frame, locate, make_sample
 from .tracking import FaceTrack, FaceTracker, TrackerChanges
@@ -56,13 +58,17 @@ class VisionConfig:
 
     #: face detector by name (:data:`driver.vision.faces.FACE_DETECTORS`), or None for none
     face_detector: str | None = "dlib_hog"
-    face_search_interval_s: float = 0.2
-    face_track_interval_s: float = 0.0
+    face_search_interval_s: float = 0.3
+    face_track_interval_s: float = 0.1
     #: the frame is scaled up by this before a full search (smaller faces found, more cost)
     face_search_scale: float = 1.5
     face_confirm_hits: int = 2
     face_lost_after_s: float = 1.0
     face_width_mm: float = FACE_WIDTH_MM
+    #: a face in view is reported as moved when its direction (in the world) changed by this
+    #: many degrees, or its distance by this fraction, since it was last reported
+    face_move_deg: float = 3.0
+    face_move_distance: float = 0.15
     motion: bool = True
     motion_interval_s: float = 0.1
     motion_config: MotionConfig = field(default_factory=MotionConfig)
@@ -129,7 +135,8 @@ class Vision:
         self.reassembler = ChunkReassembler()
         self.history = StateHistory()
         self.tracker = FaceTracker(lost_after_s=self.config.face_lost_after_s,
-                                   confirm_hits=self.config.face_confirm_hits)
+                                   confirm_hits=self.config.face_confirm_hits,
+                                   shift=functools.partial(view_shift, self.config.camera))
         self.face_detector: FaceDetector | None = (
             load_face_detector(self.config.face_detector) if isinstance(face_detector, str) else face_detector)
         self.motion_detector: MotionDetector | None = (
@@ -147,6 +154,7 @@ class Vision:
         self._expiry: asyncio.TimerHandle | None = None
         self._idle: asyncio.Event | None = None
         self._reported: set[str] = set()
+        self._face_reports: dict[int, ev.FaceInView] = {}
 
     # ------------------------------------------------------------------ input (event loop)
 
@@ -232,7 +240,8 @@ class Vision:
         track: tuple[Box, ...] = ()
         if self.face_detector is not None and not search and self.tracker.tracks and self._due(
                 self._last_track, c.face_track_interval_s, t):
-            track = tuple(tr.box for tr in self.tracker.tracks.values())
+            view = _view(state.proprioception.head_angle_rad, state.proprioception.pose.angle_rad) if state else None
+            track = tuple(self.tracker.expected(tr, view) for tr in self.tracker.tracks.values())
         motion = self.motion_detector is not None and self._due(self._last_motion, c.motion_interval_s, t)
         if search:
             self._last_search = t
@@ -329,7 +338,8 @@ class Vision:
         if "motion" in result.seconds:
             s.motion_runs += 1
         if result.faces is not None:
-            self._publish_faces(self.tracker.update(result.faces, sample.captured_at, context=sample))
+            view = _view(sample.head_angle_rad, sample.pose.angle_rad if sample.pose else None)
+            self._publish_faces(self.tracker.update(result.faces, sample.captured_at, context=sample, view=view))
         if result.motion is not None:
             s.motion_reports += 1
             self._emit_safely(_motion_event(result.motion, sample, self._now()))
@@ -338,13 +348,28 @@ class Vision:
         now = self._now()
         w = self.config.face_width_mm
         for track in changes.lost:
+            self._face_reports.pop(track.face_id, None)
             self._emit_safely(_face_event(ev.FaceLost, track, now, w,
                                           seen_for_s=track.last_seen_at - track.first_seen_at))
         for track in changes.seen:
-            self._emit_safely(_face_event(ev.FaceSeen, track, now, w))
-        for track in changes.moved:
-            self._emit_safely(_face_event(ev.FaceMoved, track, now, w))
+            seen = _face_event(ev.FaceSeen, track, now, w)
+            self._face_reports[track.face_id] = seen
+            self._emit_safely(seen)
+        for track in changes.updated:
+            moved = _face_event(ev.FaceMoved, track, now, w)
+            last = self._face_reports.get(track.face_id)
+            if last is None or self._moved(last, moved):
+                self._face_reports[track.face_id] = moved
+                self._emit_safely(moved)
         self._arm_expiry()
+
+    def _moved(self, before: ev.FaceInView, now: ev.FaceInView) -> bool:
+        """A move worth telling: another direction in the world, or another distance (not the robot's own turn)."""
+        limit = math.radians(self.config.face_move_deg)
+        d = now.heading_rad - before.heading_rad
+        turn = math.atan2(math.sin(d), math.cos(d))
+        return (abs(turn) > limit or abs(now.tilt_rad - before.tilt_rad) > limit
+                or abs(now.distance_mm - before.distance_mm) > self.config.face_move_distance * before.distance_mm)
 
     def _arm_expiry(self) -> None:
         if self._expiry is not None or not self.tracker.tracks or self._closed:
@@ -375,6 +400,11 @@ class Vision:
         return asyncio.get_running_loop().time()
 
 
+def _view(head_angle_rad: float | None, heading_rad: float | None) -> tuple[float, float] | None:
+    """A frame's viewpoint for the tracker: (head angle, body heading); None when unknown."""
+    return None if head_angle_rad is None or heading_rad is None else (head_angle_rad, heading_rad)
+
+
 def _unique(boxes: list[Box], overlap: float = 0.5) -> list[Box]:
     """Boxes without the duplicates that overlapping crops find twice (the higher score stays)."""
     kept: list[Box] = []
@@ -384,21 +414,25 @@ def _unique(boxes: list[Box], overlap: float = 0.5) -> list[Box]:
     return kept
 
 
-def _face_event(cls: type[ev.FaceSeen] | type[ev.FaceMoved] | type[ev.FaceLost], track: FaceTrack, at: float,
-                face_width_mm: float, **extra: float) -> ev.RobotEvent:
+_FaceEvent = TypeVar("_FaceEvent", ev.FaceSeen, ev.FaceMoved, ev.FaceLost)
+
+
+def _face_event(cls: type[_FaceEvent], track: FaceTrack, at: float, face_width_mm: float,
+                **extra: float) -> _FaceEvent:
     """A face event for a track, placed with the head angle and pose of its latest frame."""
     sample: ImageSample = track.context
+    box = track.seen_box or track.box  # where it was found, in that frame's picture
     head = sample.head_angle_rad or 0.0
-    cx, cy = track.box.center
+    cx, cy = box.center
     ray = pixel_ray(cx, cy, head, sample.camera)
-    distance = face_distance_mm(track.box.w, sample.camera, face_width_mm)
+    distance = face_distance_mm(box.w, sample.camera, face_width_mm)
     point = ray.point(distance)
     heading = ray.pan_rad
     if sample.pose is not None:
         p = sample.pose
         point = to_world(point, p.x_mm, p.y_mm, p.z_mm, p.angle_rad)
         heading += p.angle_rad
-    return cls(at, face_id=track.face_id, box=track.box.as_ints(), pan_rad=ray.pan_rad, tilt_rad=ray.tilt_rad,
+    return cls(at, face_id=track.face_id, box=box.as_ints(), pan_rad=ray.pan_rad, tilt_rad=ray.tilt_rad,
                heading_rad=heading, distance_mm=distance, x_mm=point[0], y_mm=point[1], z_mm=point[2],
                captured_at=track.last_seen_at, image_id=sample.image_id, **extra)
 

@@ -7,17 +7,22 @@ plausible change of size), smooths each face's box, and says what changed:
 
 * a face becomes **seen** once it was detected ``confirm_hits`` times (2 by default, as Anki's
   engine asked of its face library: a single frame's detection is often a false one);
-* it **moved** when its smoothed centre went more than ``move_fraction`` of its width, or its
-  size changed by more than ``resize_fraction``, since it was last reported;
+* a face seen before and detected again is **updated** (the caller decides whether that is a
+  move worth telling: it knows where the camera looked);
 * it is **lost** when no detection matched it for ``lost_after_s`` (then its id is never reused;
   a person who comes back is a new face: there is no recognition).
 
-Times are the frames' capture times on the host's monotonic clock (s). Pure: no I/O, no clock.
+When the robot turns its head or body between two frames, every face shifts in the picture.
+Each face keeps the viewpoint its box was seen from (``view``, anything the caller likes, e.g.
+head angle and heading); given ``shift``, which says how far the picture moves from one
+viewpoint to another, matching and smoothing start from where each face should be now. Times
+are the frames' capture times on the host's monotonic clock (s). Pure: no I/O, no clock.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,37 +33,47 @@ __all__ = ["FaceTrack", "FaceTracker", "TrackerChanges"]
 
 @dataclass
 class FaceTrack:
-    """One face followed across frames."""
+    """One face followed across frames.
+
+    ``box`` is smoothed and moved along with the robot's turns (in the latest frame's picture);
+    ``seen_box`` is where it was last detected, in the picture of ``context``'s frame.
+    """
 
     face_id: int
-    box: Box                      # smoothed
+    box: Box
     first_seen_at: float
     last_seen_at: float
     hits: int = 1
     confirmed: bool = False
-    reported: Box | None = None   # the box last announced (seen or moved)
-    #: what the caller attached to the latest detection (e.g. the frame's head angle and pose)
+    #: what the caller attached to the latest detection (e.g. the frame it was found in)
     context: Any = None
+    #: the viewpoint ``box`` is seen from (see FaceTracker's ``shift``)
+    view: Any = None
+    seen_box: Box | None = None
+
+    def __post_init__(self) -> None:
+        if self.seen_box is None:
+            self.seen_box = self.box
 
 
 @dataclass
 class TrackerChanges:
-    """What one update changed: faces newly seen, faces that moved, faces lost."""
+    """What one update changed: faces newly seen, faces seen before and found again, faces lost."""
 
     seen: list[FaceTrack] = field(default_factory=list)
-    moved: list[FaceTrack] = field(default_factory=list)
+    updated: list[FaceTrack] = field(default_factory=list)
     lost: list[FaceTrack] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.seen or self.moved or self.lost)
+        return bool(self.seen or self.updated or self.lost)
 
 
 class FaceTracker:
     """Follows faces across frames; see the module docstring for the rules."""
 
     def __init__(self, *, lost_after_s: float = 1.0, confirm_hits: int = 2, smoothing: float = 0.5,
-                 match_distance: float = 1.5, max_size_ratio: float = 1.8, move_fraction: float = 0.15,
-                 resize_fraction: float = 0.2) -> None:
+                 match_distance: float = 1.5, max_size_ratio: float = 1.8,
+                 shift: Callable[[Any, Any], tuple[float, float]] | None = None) -> None:
         if not 0.0 < smoothing <= 1.0:
             raise ValueError(f"smoothing must be in (0, 1], got {smoothing}")
         self.lost_after_s = lost_after_s
@@ -66,8 +81,8 @@ class FaceTracker:
         self.smoothing = smoothing
         self.match_distance = match_distance
         self.max_size_ratio = max_size_ratio
-        self.move_fraction = move_fraction
-        self.resize_fraction = resize_fraction
+        #: (from view, to view) -> how far (dx, dy) in pixels the picture moves between them
+        self.shift = shift
         self.tracks: dict[int, FaceTrack] = {}
         self._next_id = 1
 
@@ -92,9 +107,23 @@ class FaceTracker:
         d = math.hypot(ax - bx, ay - by) / size
         return d if d <= self.match_distance else None
 
-    def update(self, detections: list[Box], t: float, context: Any = None) -> TrackerChanges:
-        """Take one frame's detections (captured at host time ``t``); returns what changed."""
+    def expected(self, track: FaceTrack, view: Any) -> Box:
+        """Where ``track``'s face should be in a frame seen from ``view``."""
+        if self.shift is None or view is None or track.view is None:
+            return track.box
+        dx, dy = self.shift(track.view, view)
+        b = track.box
+        return Box(b.x + dx, b.y + dy, b.w, b.h, b.score)
+
+    def update(self, detections: list[Box], t: float, context: Any = None, view: Any = None) -> TrackerChanges:
+        """Take one frame's detections (captured at host time ``t`` from viewpoint ``view``).
+
+        Returns what changed; ``context`` is kept with each face found.
+        """
         changes = self.expire(t)
+        if view is not None:
+            for track in self.tracks.values():
+                track.box, track.view = self.expected(track, view), view
         pairs = sorted(
             (cost, i, face_id)
             for i, box in enumerate(detections)
@@ -111,7 +140,7 @@ class FaceTracker:
             self._match(self.tracks[face_id], detections[i], t, context, changes)
         for i, box in enumerate(detections):
             if i not in used_dets:
-                track = FaceTrack(self._next_id, box, t, t, context=context)
+                track = FaceTrack(self._next_id, box, t, t, context=context, view=view)
                 self._next_id += 1
                 self.tracks[track.face_id] = track
                 self._confirm(track, changes)
@@ -122,26 +151,19 @@ class FaceTracker:
         old = track.box
         track.box = Box(old.x + a * (box.x - old.x), old.y + a * (box.y - old.y),
                         old.w + a * (box.w - old.w), old.h + a * (box.h - old.h), box.score)
+        track.seen_box = track.box
         track.last_seen_at = max(track.last_seen_at, t)
         track.hits += 1
         track.context = context
-        if not track.confirmed:
+        if track.confirmed:
+            changes.updated.append(track)
+        else:
             self._confirm(track, changes)
-        elif track.reported is not None and self._moved(track.reported, track.box):
-            track.reported = track.box
-            changes.moved.append(track)
 
     def _confirm(self, track: FaceTrack, changes: TrackerChanges) -> None:
         if track.hits >= self.confirm_hits:
             track.confirmed = True
-            track.reported = track.box
             changes.seen.append(track)
-
-    def _moved(self, before: Box, now: Box) -> bool:
-        (ax, ay), (bx, by) = before.center, now.center
-        size = max(before.w, 1.0)
-        return (math.hypot(ax - bx, ay - by) / size > self.move_fraction
-                or abs(now.w - before.w) / size > self.resize_fraction)
 
     def expire(self, now: float) -> TrackerChanges:
         """Drop faces not detected for ``lost_after_s``; the confirmed ones come back as lost."""
