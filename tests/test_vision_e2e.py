@@ -22,7 +22,8 @@ pytestmark = pytest.mark.e2e
 
 
 class Camera:
-    """Sends frames from the simulator's end as the robot's camera does: 15 per second, chunked."""
+    """Sends frames from the simulator's end as the robot's camera does: 15 per second, chunked,
+    while the engine has the camera streaming (EnableCamera)."""
 
     def __init__(self, sim: SimulatedCozmo) -> None:
         self.sim = sim
@@ -41,6 +42,9 @@ class Camera:
 
     async def _run(self) -> None:
         while True:
+            if self.sim.camera_mode != 1:
+                await asyncio.sleep(1 / 15)
+                continue
             captured = self.sim.robot_state().timestamp
             for msg in chunk_messages(robot_payload(self.frame), self.image_id, captured):
                 self.sim.send(msg)
@@ -125,6 +129,33 @@ def test_through_ten_percent_loss_frames_with_lost_chunks_are_dropped_and_the_fa
             # one face, one id, all along (no flapping through the lost frames)
             assert {e.face_id for e in events if isinstance(e, (ev.FaceSeen, ev.FaceMoved))} == {seen.face_id}
             assert not any(isinstance(e, ev.FaceLost) for e in events)
+        finally:
+            await camera.stop()
+            await robot.stop_vision()
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body())
+
+
+def test_after_the_robot_reboots_the_camera_is_enabled_again_and_faces_come_back() -> None:
+    async def body() -> None:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address, lost_after=1.0, reconnect_initial_s=0.2, reconnect_max_s=0.5)
+        await robot.connect()
+        camera = Camera(sim)
+        try:
+            robot.start_vision(VisionConfig(face_lost_after_s=0.5))
+            camera.frame = _face(60)
+            camera.start()
+            first = await robot.wait_for("face_seen", timeout=5.0)
+            sim.reboot(0.5)  # forgets the engine and everything it was asked, the camera included
+            await eventually(lambda: sim.camera_mode == 0)
+            await robot.wait_for("reconnected", timeout=10.0)
+            await eventually(lambda: sim.camera_mode == 1, timeout=3.0)
+            again = await robot.wait_for("face_seen", timeout=5.0)
+            assert isinstance(first, ev.FaceSeen) and isinstance(again, ev.FaceSeen)
+            assert again.face_id != first.face_id
         finally:
             await camera.stop()
             await robot.stop_vision()
