@@ -239,6 +239,7 @@ def test_garbage_chunks_never_raise_out_of_the_pipeline() -> None:
         await vision.idle()
         s = vision.stats
         assert s.frames == s.decoded + s.corrupt + s.skipped and vision.reassembler.dropped_total > 0
+        assert vision.reassembler.dropped["malformed"] == 1
         await vision.close()
 
     run(body())

@@ -68,6 +68,7 @@ class DropReason:
     BAD_COUNT = "bad_count"              # the count disagrees with the chunks received
     STALE = "stale"                      # older than the last frame delivered
     EMPTY = "empty"                      # no data at all
+    MALFORMED = "malformed"              # a chunk whose fields could not be read
     CORRUPT = "corrupt"                  # rebuilt, but the JPEG did not decode (counted by the decoder)
 
 

@@ -171,7 +171,7 @@ class Vision:
         try:
             frame = self.reassembler.add_message(msg, received_at)
         except Exception:  # malformed fields: count, never let it out of the receive path
-            self.reassembler.dropped[DropReason.EMPTY] += 1
+            self.reassembler.dropped[DropReason.MALFORMED] += 1
             self._report_once("reassembly", "could not take an image chunk", exc_info=True)
             return
         if frame is None:
@@ -254,8 +254,11 @@ class Vision:
         plan = _Plan(robot_time, state, search, track, motion, reset_motion=motion and self._reset_motion)
         if motion:
             self._reset_motion = False
+        try:
+            future = asyncio.get_running_loop().run_in_executor(self._executor, self._work, frame, plan)
+        except RuntimeError:  # the worker is shut down (closing): the frame goes nowhere
+            return
         self._busy = True
-        future = asyncio.get_running_loop().run_in_executor(self._executor, self._work, frame, plan)
         future.add_done_callback(self._done)
 
     def _done(self, future: asyncio.Future[FrameResult]) -> None:
