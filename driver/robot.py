@@ -522,7 +522,10 @@ class Robot(RobotConnection):
 
     def start_vision(self, config: VisionConfig | None = None, *, color: bool = False) -> Vision:
         """Stream the camera (QVGA, grey or colour) into a vision pipeline whose events
-        (face_seen, face_moved, face_lost, motion_seen) reach this Robot's listeners."""
+        (face_seen, face_moved, face_lost, motion_seen) reach this Robot's listeners.
+
+        May be called before :meth:`connect`: the camera is switched on once connected, and again
+        after every reconnection (a robot that rebooted has it off)."""
         from .vision import Vision
 
         if self.vision is not None:
@@ -541,12 +544,13 @@ class Robot(RobotConnection):
         def on_event(event: ev.RobotEvent) -> None:
             if isinstance(event, (ev.RobotLost, ev.Reconnected)):
                 vision.reset()  # no half frame across the gap; the robot's clock starts again
-            if isinstance(event, ev.Reconnected):
-                self.enable_camera(True, color)  # a robot that rebooted has its camera off
+            if isinstance(event, (ev.Connected, ev.Reconnected)):
+                self.enable_camera(True, color)
 
         self._vision_unhook = (self.add_message_listener(route), self.add_listener(on_event))
         self.vision = vision
-        self.enable_camera(True, color)
+        if self.connected:
+            self.enable_camera(True, color)
         return vision
 
     async def stop_vision(self) -> None:

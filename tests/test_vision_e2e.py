@@ -138,14 +138,15 @@ def test_through_ten_percent_loss_frames_with_lost_chunks_are_dropped_and_the_fa
     run(body())
 
 
-def test_after_the_robot_reboots_the_camera_is_enabled_again_and_faces_come_back() -> None:
+def test_the_camera_goes_on_when_connected_and_again_after_the_robot_reboots() -> None:
     async def body() -> None:
         sim = await SimulatedCozmo(port=0).start()
         robot = Robot(*sim.address, lost_after=1.0, reconnect_initial_s=0.2, reconnect_max_s=0.5)
+        robot.start_vision(VisionConfig(face_lost_after_s=0.5))  # before connecting: on once connected
         await robot.connect()
         camera = Camera(sim)
         try:
-            robot.start_vision(VisionConfig(face_lost_after_s=0.5))
+            await eventually(lambda: sim.camera_mode == 1)
             camera.frame = _face(60)
             camera.start()
             first = await robot.wait_for("face_seen", timeout=5.0)
