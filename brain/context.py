@@ -136,7 +136,8 @@ class BrainContext:
     seconds — the default matches the event loop's clock, which stamps robot events;
     ``events`` holds recent robot events (anything with ``.at`` and ``.kind``), appended by
     the heartbeat at the start of each tick; ``branch`` is the tick's scratch pad: nodes write
-    what they are doing (``branch["behavior"]`` …) for logs and the dashboard.
+    what they are doing (``branch["behavior"]`` …) for logs and the dashboard; ``rhythm`` tells
+    the local time of day and whether the personality's quiet hours or night are on.
     """
 
     robot: Any = None
@@ -147,6 +148,8 @@ class BrainContext:
     rng: random.Random = field(default_factory=random.Random)
     events: deque[Any] = field(default_factory=lambda: deque(maxlen=DEFAULT_EVENT_MEMORY))
     branch: dict[str, Any] = field(default_factory=dict)
+    #: the day's rhythm (:class:`brain.rhythm.DayRhythm`): local time, quiet hours, night; None offline
+    rhythm: Any = None
     #: The same events filed by kind, each kind with its own memory: a condition asking for a rare
     #: kind ("poked within 90 s") reads a short list, and frequent status events cannot push a
     #: rare one out of memory.

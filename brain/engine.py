@@ -16,6 +16,10 @@ its top, in the very beat that drains the event, so conditions and reactions can
 ``reconnected``. Suspension and resumption
 happen on a beat, like every other change of the tree.
 
+The brain keeps the personality's schedule (:mod:`brain.rhythm`) on a day clock (the host's local
+time, or a simulated day): conditions see the quiet hours and the night, reactions hear them begin
+and end, and during quiet hours the robot plays no sound and does not drive, whatever the tree asks.
+
 The application (``brain.app``) builds a Brain for ``run`` and for ``simulate``; nothing here knows
 about command lines, signals or the simulator.
 """
@@ -25,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +44,7 @@ from .context import BrainContext
 from .heartbeat import Heartbeat, Snapshot
 from .nodes.reactions import ReactiveRoot, branch_of
 from .reactions import ReactionRunner
+from .rhythm import DayRhythm, HeldWheels, host_time_of_day
 from .safety import Safety
 
 __all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_start"]
@@ -47,6 +53,8 @@ __all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_sta
 LOST_EVENTS = (ev.RobotLost, ev.Disconnected)
 #: Robot events that say it is back, started up again.
 BACK_EVENTS = (ev.Reconnected,)
+#: Animation tracks held during quiet hours: no sound, no driving (face, head, lift and lights play).
+QUIET_TRACKS = ("audio", "body")
 
 log = logging.getLogger("cozmo_brain")
 
@@ -55,7 +63,8 @@ class Brain:
     """The personality of one robot: context, mood, tree, reactions and the heartbeat."""
 
     def __init__(self, robot: Robot, resources: Any, personality_path: Path, *, heartbeat_hz: float,
-                 controller: AnimationController, seed: int | None = None) -> None:
+                 controller: AnimationController, seed: int | None = None,
+                 day_clock: Callable[[], float] | None = None) -> None:
         loop = asyncio.get_running_loop()
         self.robot = robot
         self.resources = resources
@@ -63,7 +72,12 @@ class Brain:
         self.controller = controller
         self.safety = Safety(robot)
         self.base_mood_config = _mood_config(resources)
-        self.ctx = BrainContext(robot=robot, clock=loop.time, resources=resources, rng=random.Random(seed))
+        #: the personality's schedule on the local clock (the host's, unless ``day_clock`` is given)
+        self.rhythm = DayRhythm(day_clock or host_time_of_day)
+        self._quiet_lock: Any = None
+        held = HeldWheels(robot, lambda: "quiet hours" if self.rhythm.quiet else None)
+        self.ctx = BrainContext(robot=held, clock=loop.time, resources=resources, rng=random.Random(seed),
+                                rhythm=self.rhythm)
         self.ctx.mood = self._new_mood(None)
         self.ctx.animations = AnimationLibrary(
             resources, controller, clock=loop.time, rng=self.ctx.rng,
@@ -116,8 +130,10 @@ class Brain:
         self.heartbeat.mood = mood
         self.root.set_tree(personality.root)
         self.personality = personality
+        self.rhythm.schedule = personality.schedule
         self.heartbeat.set_tree(self.root)
-        log.info("personality %s loaded (%d reactions)", personality.name, len(personality.reactions))
+        log.info("personality %s loaded (%d reactions; %s)", personality.name, len(personality.reactions),
+                 personality.schedule.describe())
 
     @property
     def suspended(self) -> str | None:
@@ -125,7 +141,7 @@ class Brain:
         return self.heartbeat.suspended
 
     def _on_events(self, events: list[ev.RobotEvent], now: float) -> None:
-        for event in events:
+        for event in [*self._day(now), *events]:
             if isinstance(event, LOST_EVENTS):
                 self._suspend(event)
             elif isinstance(event, BACK_EVENTS):
@@ -136,6 +152,25 @@ class Brain:
             reaction = self.personality.reaction_for(event)
             if reaction is not None:
                 self.reactions.offer(reaction)
+
+    def _day(self, now: float) -> list[ev.RobotEvent]:
+        """Read the day clock; keep the robot quiet (sounds and wheels held) during quiet hours.
+
+        The hold is a lock on the animation controller's audio and body tracks, taken again when
+        something released it (everything stops when the robot is lost), and :class:`HeldWheels`
+        between the tree and the robot's wheel commands.
+        """
+        changes = self.rhythm.update(now)
+        lock = self._quiet_lock
+        if self.rhythm.quiet and (lock is None or lock.released):
+            self._quiet_lock = self.controller.lock(QUIET_TRACKS, owner=self.rhythm)
+            if lock is None:
+                log.info("quiet hours until %s: no sounds, no driving", self.rhythm.quiet_until())
+        elif not self.rhythm.quiet and lock is not None:
+            lock.release()
+            self._quiet_lock = None
+            log.info("quiet hours over")
+        return changes
 
     def _suspend(self, event: ev.RobotEvent) -> None:
         if self.heartbeat.suspended is not None:

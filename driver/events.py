@@ -373,6 +373,30 @@ class MotionSeen(RobotEvent):
         return name == self.where or name in self.regions
 
 
+# ----------------------------------------------------------------------------- the day clock
+
+
+@dataclass(frozen=True)
+class QuietHoursChanged(RobotEvent):
+    """Quiet hours began (``value`` True) or ended, by the personality's schedule and the local clock.
+
+    Not from the robot: the brain's day clock posts it (and :class:`NightChanged`). It is typed
+    here with the robot's events because this module is the one table of the event kinds that
+    personality files name.
+    """
+    KIND: ClassVar[str] = "quiet_hours"
+
+    value: bool = False
+
+
+@dataclass(frozen=True)
+class NightChanged(RobotEvent):
+    """The personality's bedtime came (``value`` True) or its wake-up time (False); see :class:`QuietHoursChanged`."""
+    KIND: ClassVar[str] = "night"
+
+    value: bool = False
+
+
 # ----------------------------------------------------------------------------- kinds as types
 
 

@@ -59,12 +59,15 @@ class BrainStack:
     the personality and returns the running :class:`~brain.engine.Brain`, ``await close()``
     stops everything that was started (whatever step start-up reached). ``controller_options``
     go to :class:`~driver.animation.controller.AnimationController` (e.g. the frame clock's
-    priority and CPU); ``seed`` makes the brain's and the controller's choices reproducible.
+    priority and CPU); ``seed`` makes the brain's and the controller's choices reproducible;
+    ``day_clock`` (seconds after local midnight) replaces the host's local time for the
+    personality's schedule (``simulate`` runs a simulated day).
     """
 
     def __init__(self, personality: Path, roots: list[Path], *, heartbeat_hz: float,
                  robot: RobotOptions | None = None, controller_options: dict[str, Any] | None = None,
-                 seed: int | None = None, resource_loader: Callable[[list[Path]], Any] = load_resources) -> None:
+                 seed: int | None = None, resource_loader: Callable[[list[Path]], Any] = load_resources,
+                 day_clock: Callable[[], float] | None = None) -> None:
         self.personality = personality
         self.roots = roots
         self.heartbeat_hz = heartbeat_hz
@@ -72,6 +75,7 @@ class BrainStack:
         self.controller_options = dict(controller_options or {})
         self.seed = seed
         self.resource_loader = resource_loader
+        self.day_clock = day_clock
         self.resources: Any = None
         self.robot: Robot | None = None
         self.controller: AnimationController | None = None
@@ -105,7 +109,7 @@ class BrainStack:
                                               **self.controller_options)
         self.controller.start()
         self.brain = Brain(self.robot, self.resources, self.personality, heartbeat_hz=self.heartbeat_hz,
-                           controller=self.controller, seed=self.seed)
+                           controller=self.controller, seed=self.seed, day_clock=self.day_clock)
         try:
             self.brain.load()
         except PersonalityError as exc:

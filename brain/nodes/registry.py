@@ -27,6 +27,7 @@ from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 from brain.graph import Graph, GraphError
+from brain.rhythm import format_clock, parse_clock
 from driver.events import EVENT_KINDS
 
 from . import cozmo_behaviors as cb
@@ -58,6 +59,7 @@ from .conditions import (
     RecentEvent,
     SimpleMoodIs,
 )
+from .daytime import Night, QuietHours, TimeOfDay
 from .decorators import Cooldown, Timeout, Timer
 
 __all__ = ["BEHAVIOR_CLASSES", "NODE_TYPES", "NodeType", "Param", "ParamError", "coerce"]
@@ -100,7 +102,7 @@ class Param:
     ``kind`` is one of: number, int, bool, str, str_list (a string or a list of them),
     number_list, range (a [low, high] pair), graph ([[x, y], …]), colors (1, 3 or 5 colours),
     score (a scoring block), bool_or_null, event_value (true, false, null or a name such as an
-    orientation), any.
+    orientation), time (a time of day, ``HH:MM``), any.
     """
 
     kind: str
@@ -262,6 +264,11 @@ def coerce(param: Param, value: Any) -> Any:
         return (low, high)
     if kind == "graph":
         return _graph(value)
+    if kind == "time":
+        try:
+            return format_clock(parse_clock(value))
+        except ValueError as exc:
+            raise ParamError(str(exc)) from None
     if kind == "score":
         return _score(value)
     if kind == "colors":
@@ -315,6 +322,10 @@ def _scoring(name: str, ctx: BrainContext, children: Sequence[Behaviour], child_
     scores = [e.get("score") or ScoreSpec() for e in child_extras]
     return Scoring(name, ctx, children, scores, noise=noise, repetition_penalty=repetition_penalty,
                    reevaluate=reevaluate, running_bonus=running_bonus)
+
+
+def _time_of_day(name: str, ctx: BrainContext, **between: str) -> Behaviour:
+    return TimeOfDay(name, ctx, parse_clock(between["from"]), parse_clock(between["to"]))
 
 
 def _one_shot(name: str, ctx: BrainContext, child: Behaviour, policy: str = "on_success") -> Behaviour:
@@ -443,6 +454,12 @@ _LIST: list[NodeType] = [
           "on_left_side, on_right_side).", orientations=Param("str_list", required=True)),
     _leaf("battery_low", lambda name, ctx, volts=3.6: BatteryLow(name, ctx, volts),
           "SUCCESS while the battery is below `volts`.", volts=Param("number", default=3.6, minimum=0.0)),
+    _leaf("quiet_hours", lambda name, ctx: QuietHours(name, ctx),
+          "SUCCESS during the personality's quiet hours (its night included)."),
+    _leaf("night", lambda name, ctx: Night(name, ctx), "SUCCESS between the personality's bedtime and wake-up."),
+    _leaf("time_of_day", _time_of_day,
+          "SUCCESS while the local time is from `from` to `to` (past midnight when `to` is earlier).",
+          **{"from": Param("time", required=True), "to": Param("time", required=True)}),
 ]
 
 #: YAML name → node type.

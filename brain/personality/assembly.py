@@ -3,7 +3,8 @@
 * ``include`` (a file or a list) supplies subtrees, activities and parameters as defaults: the
   including file's own entries win, anything else in an included file is ignored with a warning;
 * ``extends`` (one file) is the base the file changes: named sections (subtrees, activities,
-  parameters, reactions) are merged by name, ``mood`` deeply, any other key is replaced;
+  parameters, reactions) are merged by name, ``mood`` and ``schedule`` deeply, any other key is
+  replaced;
 * ``overrides`` then change single values by path (see :mod:`brain.personality.overrides`).
 
 Every value keeps the location it was written at, so problems found later name the right file.
@@ -25,6 +26,8 @@ __all__ = ["Assembler", "deep_merge"]
 INCLUDED_SECTIONS = ("subtrees", "activities", "parameters")
 #: Sections of a base and its extension that are merged name by name.
 NAMED_SECTIONS = ("subtrees", "activities", "parameters", "reactions")
+#: Sections of a base and its extension merged key by key at every depth.
+DEEP_SECTIONS = ("mood", "schedule")
 
 
 class Assembler:
@@ -136,7 +139,7 @@ class Assembler:
                 current.put(name, value, incoming.at(name))
 
     def _merge(self, base: LMap, child: LMap) -> LMap:
-        """``child`` over ``base``: named sections merged by name, mood deeply, the rest replaced."""
+        """``child`` over ``base``: named sections merged by name, mood and schedule deeply, the rest replaced."""
         out = LMap(child.loc)
         for key, value in base.items():
             if key not in ("overrides", "include", "extends"):
@@ -149,7 +152,7 @@ class Assembler:
                 for k, v in value.items():
                     merged.put(k, v, value.at(k))
                 out.put(key, merged, child.at(key))
-            elif key == "mood" and isinstance(out.get(key), LMap) and isinstance(value, LMap):
+            elif key in DEEP_SECTIONS and isinstance(out.get(key), LMap) and isinstance(value, LMap):
                 out.put(key, deep_merge(out[key], value), child.at(key))
             else:
                 out.put(key, value, child.at(key))

@@ -23,6 +23,7 @@ from brain.assets.issues import Issue, Severity
 from brain.context import BrainContext
 from brain.mood import DEFAULT_CONFIG, EmotionEvent, Mood, MoodConfig
 from brain.reactions import Reaction, first_match
+from brain.rhythm import Schedule
 from driver.events import RobotEvent
 
 from .assembly import Assembler
@@ -31,6 +32,7 @@ from .issues import IssueList, PersonalityError, display_path, format_issue
 from .located import LMap, Loc, plain, short_repr, suggest
 from .mood_overrides import MoodOverrides, build_mood_overrides
 from .reaction_entries import build_reactions
+from .schedule import build_schedule
 
 __all__ = [
     "Personality",
@@ -55,6 +57,8 @@ class Personality:
     reactions: list[Reaction]
     mood: MoodOverrides
     parameters: dict[str, Any]
+    #: quiet hours and night (empty: never quiet)
+    schedule: Schedule = field(default_factory=Schedule)
     nodes: dict[str, Behaviour] = field(default_factory=dict)
     subtrees: tuple[str, ...] = ()
     activities: tuple[str, ...] = ()
@@ -107,6 +111,7 @@ def _build_personality(path: Path, ctx: BrainContext, parameters: Mapping[str, A
         builder.activity(name, (name,))
     reactions = build_reactions(builder)
     mood = build_mood_overrides(builder)
+    schedule = build_schedule(builder)
     title = doc.get("name")
     if title is not None and not isinstance(title, str):
         issues.add(doc.at("name"), "name", f"expected a string, got {short_repr(title)}")
@@ -115,6 +120,7 @@ def _build_personality(path: Path, ctx: BrainContext, parameters: Mapping[str, A
         return None
     return Personality(
         name=title or path.stem, path=path, root=root, reactions=reactions, mood=mood, parameters=params,
+        schedule=schedule,
         nodes=builder.nodes, subtrees=tuple(builder.subtrees), activities=tuple(builder.activities),
         issues=[i for i in issues.items if i.severity < Severity.ERROR],
     )

@@ -12,6 +12,7 @@ The small text helpers every part of the package uses for messages are here too.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -100,6 +101,20 @@ def _construct_seq(loader: _Loader, node: yaml.SequenceNode) -> LList:
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
+
+# YAML 1.1 reads ``22:00`` as the base-60 number 1320; YAML 1.2 dropped that, and in a personality
+# such a value is always a time of day (``bedtime: 22:00``). Numbers are resolved as in YAML 1.1
+# otherwise (0x1f, 1_000, .5, 1e3 …), only without the base-60 forms.
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT, _FLOAT)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(_INT, re.compile(
+    r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(_FLOAT, re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), list("-+0123456789."))
 
 
 def parse_located(text: str, file: str) -> tuple[Any, list[tuple[Loc, str]]]:
