@@ -144,6 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", metavar="FILE", help="a YAML timeline of scripted events (as for `sim --script`)")
     p.add_argument("--seed", type=int, metavar="N",
                    help="random seed; the same seed replays the same run (default: random, reported)")
+    p.add_argument("--seeds", metavar="A-B",
+                   help="several days, one per seed (1-8, or 1,4,9), reported each and by the worst of them")
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="with --seeds: days run at once in separate processes (default: the number of CPUs)")
+    p.add_argument("--start", metavar="HH:MM",
+                   help="the simulated local time of day at the start (default 09:00); quiet hours follow it")
 
     p = sub.add_parser("service", help="run as a systemd service")
     ssub = p.add_subparsers(dest="service_command", metavar="ACTION")
