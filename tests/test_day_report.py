@@ -265,3 +265,26 @@ def test_progress_is_one_updating_line_on_a_terminal(tmp_path: Path) -> None:
     # each is drawn over the line before it (carriage return, erase to the end), never as a line of its own
     assert all(out[m.start() - 4:m.start()] == "\r\x1b[K" for m in progress), out
     assert "simulated 0.05 h of default in" in out  # the summary still comes as log lines
+
+
+def test_the_visited_day_is_the_tools_output_with_faces_in_view() -> None:
+    """tests/data/visited_day.yaml is what tools/gen_visits.py writes; a person comes every 20-40 minutes."""
+    import importlib.util
+
+    from driver.sim.script import load_script
+
+    spec = importlib.util.spec_from_file_location("gen_visits", REPO / "tools" / "gen_visits.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    path = REPO / "tests" / "data" / "visited_day.yaml"
+    assert path.read_text() == gen.visits()
+    steps = load_script(path)
+    assert steps[-1].at < 8 * 3600
+    arrivals = [s.at for s in steps if s.event == "face" and "distance_m" in s.args]
+    visits = sorted({*arrivals, *(s.at for s in steps if s.event in ("poke", "pick_up", "cube_tap", "button")
+                                  and not any(a <= s.at <= a + 400 for a in arrivals))})
+    assert len(visits) >= 12
+    assert all(20 * 60 <= b - a <= 40 * 60 + 400 for a, b in zip(visits, visits[1:], strict=False))
+    assert all(abs(s.args["bearing_deg"]) <= 20 for s in steps if s.event == "face")
+    assert {"poke", "pick_up", "cube_tap", "button", "face", "face_leaves"} <= {s.event for s in steps}

@@ -1,9 +1,10 @@
 """Personalities in YAML: load, merge, validate, and build the py_trees tree.
 
 A personality file says what the robot does: a root tree made of the node library's nodes
-and Cozmo behaviours, named subtrees, activities, reactions to robot events, mood adjustments
-and parameters. Files can include others (for shared subtrees) and extend a base personality
-with a few overrides. The format is documented in ``docs/personality-format.md``.
+and Cozmo behaviours, named subtrees, activities, reactions to robot events, mood adjustments,
+a schedule (quiet hours and a night) and parameters. Files can include others (for shared
+subtrees) and extend a base personality with a few overrides. The format is documented in
+``docs/personality-format.md``.
 
 Everything is checked before anything runs: unknown keys and node names (with close
 matches suggested), parameter types, emotion types, behaviour IDs and classes, subtree
@@ -27,6 +28,8 @@ The package, one idea per module, in the order a file goes through them:
   :class:`brain.reactions.Reaction` records (what a reaction is and how it runs is in
   :mod:`brain.reactions`);
 * :mod:`~brain.personality.mood_overrides` — ``mood:`` read into :class:`MoodOverrides`;
+* :mod:`~brain.personality.schedule` — ``schedule:`` (quiet hours, night) read into a
+  :class:`brain.rhythm.Schedule`;
 * :mod:`~brain.personality.issues` — problems collected and formatted;
 * :mod:`~brain.personality.loader` — the entry points and the :class:`Personality` they return.
 """
