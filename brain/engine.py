@@ -132,7 +132,7 @@ class Brain:
         self.personality = personality
         self.rhythm.schedule = personality.schedule
         self.heartbeat.set_tree(self.root)
-        log.info("personality %s loaded (%d reactions; %s)", personality.name, len(personality.reactions),
+        log.info("personality %s loaded (%d reactions); %s", personality.name, len(personality.reactions),
                  personality.schedule.describe())
 
     @property
