@@ -177,13 +177,14 @@ def _stimuli(timeline: Sequence[Mapping[str, Any]]) -> tuple[int, int, list[dict
 def _wake_ups(timeline: Sequence[Mapping[str, Any]], sleeps: Sequence[tuple[float, float]],
               wake_clips: set[str], end: float) -> tuple[int, int]:
     """(wake-ups with a wake-up clip, wake-ups)."""
-    clips = [(float(e["t"]), str(e["name"])) for e in _entries(timeline, "clip")]
+    clips = [(float(e["t"]), str(e["name"])) for e in _entries(timeline, "clip") if e["name"] in wake_clips]
+    woke = {float(e["t"]) for e in _entries(timeline, "wake")}
     animated = total = 0
     for a, b in sleeps:
-        if b >= end and not any(e["kind"] == "wake" and float(e["t"]) == b for e in timeline):
+        if b not in woke:
             continue  # still asleep at the end: no wake-up
         total += 1
-        if any(a < t <= b + WAKE_ANIMATION_AFTER_S and name in wake_clips for t, name in clips):
+        if any(a < t <= b + WAKE_ANIMATION_AFTER_S for t, _ in clips):
             animated += 1
     return animated, total
 
