@@ -166,6 +166,10 @@ class Brain:
             self._quiet_lock = self.controller.lock(QUIET_TRACKS, owner=self.rhythm)
             if lock is None:
                 log.info("quiet hours until %s: no sounds, no driving", self.rhythm.quiet_until())
+                try:  # a turn or a drive begun before stops now
+                    self.robot.drive_wheels(0.0, 0.0)
+                except RobotError as exc:
+                    log.debug("could not stop the wheels for the quiet hours: %s", exc)
         elif not self.rhythm.quiet and lock is not None:
             lock.release()
             self._quiet_lock = None
