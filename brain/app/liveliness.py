@@ -19,7 +19,8 @@ Definitions (all times in simulated seconds):
 - *clip repeats*: of the clips started while awake, the share that is the same clip as the awake
   clip before it;
 - *stimuli answered within 1 s*: a scripted stimulus (``stimulus`` entry of a kind the robot can
-  sense: a touch, a pick-up, a face arriving, motion …) counts as answered when the brain heard it
+  sense: a touch, a pick-up, a face arriving, motion …; not a face moving, ``face_moves``, nor one
+  leaving) counts as answered when the brain heard it
   (``heard``: the beat its robot event arrived) and, within 0.25 s of that and 1 s of the stimulus,
   a reaction started, the robot woke or its behaviour changed to something other than a pause;
 - *wake-ups with the wake-up animation*: a ``wake`` entry with a clip of the wake-up triggers
@@ -66,7 +67,7 @@ ANSWERABLE_STIMULI: dict[str, tuple[str, ...]] = {
     "button": ("button",),
     "cube_tap": ("cube_tapped",),
     "cube_move": ("cube_moved",),
-    "face": ("face_seen", "face_moved"),
+    "face": ("face_seen",),
     "motion": ("motion_seen",),
     "cliff": ("cliff",),
     "fall": ("falling_started",),

@@ -71,6 +71,7 @@ class Recorder:
         self._wake_event: str | None = None
         self._next_curve = 0.0
         self._listening: list[dict[str, Any]] = []  # stimuli whose robot event has not arrived yet
+        self._people: set[str] = set()  # faces the script has put in the room
         self.timeline: list[dict[str, Any]] = []
         self.quiet = False
         self.quiet_s = 0.0
@@ -155,11 +156,22 @@ class Recorder:
         self._entry(at, "clip", clip)
 
     def stimulus(self, step: Any, at: float) -> None:
-        """A scripted step of the simulator's timeline ran."""
+        """A scripted step of the simulator's timeline ran.
+
+        Named by the step's event and what it names (``face alice``, ``motion ground``); a ``face``
+        step for someone already there is a move, ``face_moves alice``, which asks for no answer.
+        """
         args = getattr(step, "args", {}) or {}
+        event = step.event
+        if event == "face":
+            if args["face"] in self._people:
+                event = "face_moves"
+            self._people.add(args["face"])
+        elif event == "face_leaves":
+            self._people.discard(args["face_leaves"])
         detail = next((str(args[k]) for k in ("face", "face_leaves", "motion", "orientation") if k in args), "")
-        entry = self._entry(at, "stimulus", f"{step.event} {detail}".strip())
-        if step.event in ANSWERABLE_STIMULI:
+        entry = self._entry(at, "stimulus", f"{event} {detail}".strip())
+        if event in ANSWERABLE_STIMULI:
             self._listening.append(entry)
 
     def _heard(self, at: float, events: list[str]) -> None:
