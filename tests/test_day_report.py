@@ -13,6 +13,7 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -249,6 +250,35 @@ def test_many_days_in_parallel_processes_and_the_worst_of_them(tmp_path: Path) -
     code, err = _cli("--hours", "0.02", "--seed", "4", "--report", str(tmp_path / "one.json"), cwd=tmp_path)
     assert code == 0, err
     assert json.loads((tmp_path / "one.json").read_text())["liveliness"] == days[4]["liveliness"]
+
+
+def test_an_interrupt_ends_every_running_day_at_once(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "brain", "simulate", "--resources", str(RESOURCES), "--hours", "4", "--seeds", "1-3",
+           "--jobs", "2"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO)), stderr=subprocess.PIPE,
+                            text=True)
+    assert proc.stderr is not None
+    children: list[int] = []
+    deadline = time.monotonic() + 120
+    while len(children) < 2 and time.monotonic() < deadline:  # both days started
+        time.sleep(0.2)
+        children = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(p) == proc.pid
+                    and "spawn_main" in (p / "cmdline").read_bytes().decode(errors="replace")]
+    assert len(children) == 2
+    proc.send_signal(signal.SIGINT)  # the command alone, as a kill -INT would
+    started = time.monotonic()
+    assert proc.wait(timeout=30) == 130
+    assert time.monotonic() - started < 10.0
+    assert "interrupted" in proc.stderr.read()
+    assert not [pid for pid in children if Path(f"/proc/{pid}").exists()
+                and (Path(f"/proc/{pid}") / "stat").read_text().split()[2] != "Z"]
+
+
+def _parent(proc_dir: Path) -> int | None:
+    try:
+        return int((proc_dir / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def test_many_days_usage_errors(caplog: pytest.LogCaptureFixture) -> None:

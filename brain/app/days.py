@@ -1,13 +1,13 @@
 """Many simulated days at once: ``cozmo-brain simulate --seeds 1-8 --jobs N``.
 
 One day can be lucky: a personality is judged on several, each with its own random seed, and on
-the worst of them. The days run in parallel processes (a simulated day is CPU-bound and
-single-threaded; each process runs one day at a time on its own virtual clock), started fresh
-(``spawn``) so they share nothing with the command's process. Each reports its liveliness; the
-command logs one line per day as it finishes and the worst of each measure at the end
-(:func:`brain.app.liveliness.worst_of`), and ``--report`` writes them all, with a picture of each
-day beside the report (``REPORT.seedN.svg``). Progress shows on a terminal as one updating line
-with each running day's share done.
+the worst of them. Each day runs in a process of its own (a simulated day is CPU-bound and
+single-threaded, on its own virtual clock), at most ``--jobs`` at a time, started fresh (``spawn``)
+so they share nothing with the command's process; Ctrl-C ends them all at once. Each reports its
+liveliness; the command logs one line per day as it finishes and the worst of each measure at the
+end (:func:`brain.app.liveliness.worst_of`), and ``--report`` writes them all, with a picture of
+each day beside the report (``REPORT.seedN.svg``). Progress shows on a terminal as one updating
+line with each running day's share done.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import json
 import logging
 import multiprocessing
 import os
+import queue
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,7 +68,7 @@ class DayJob:
     heartbeat_hz: float
     start_clock: str
     verbose: bool
-    progress: Any = None  # a manager's queue: (seed, share done) now and then
+    progress: Any = None  # the queue back to the command: ("progress", seed, share done), ("done", seed, report)
 
 
 def run_day(job: DayJob) -> dict[str, Any]:
@@ -88,7 +88,7 @@ def run_day(job: DayJob) -> dict[str, Any]:
         now = time.perf_counter()
         if job.progress is not None and now - last >= WORKER_PROGRESS_S:
             last = now
-            job.progress.put((job.seed, done))
+            job.progress.put(("progress", job.seed, done))
 
     async def main() -> Any:
         with QuietAndStamped(asyncio.get_running_loop(), job.verbose):
@@ -102,10 +102,25 @@ def run_day(job: DayJob) -> dict[str, Any]:
     return dict(report.as_dict())
 
 
+def _day_process(job: DayJob) -> None:
+    """A worker process: one day, its result sent back on the job's queue."""
+    try:
+        result = run_day(job)
+    except Exception as exc:  # reported as that day's failure, with what went wrong
+        logging.getLogger(__name__).exception("seed %d failed", job.seed)
+        result = {"seed": job.seed, "error": f"{type(exc).__name__}: {exc}"}
+    job.progress.put(("done", job.seed, result))
+
+
 def simulate_days(personality: Path, roots: list[Path], *, hours: float, script: list[Any], seeds: list[int],
                   jobs: int | None, heartbeat_hz: float, start_clock: str, report_path: Path | None,
                   verbose: bool) -> int:
-    """Run one day per seed in ``jobs`` processes; log each day and the worst; write the report. Exit code."""
+    """Run one day per seed in ``jobs`` processes; log each day and the worst; write the report. Exit code.
+
+    Each day is a process of its own (started fresh, ``spawn``), at most ``jobs`` at a time; they
+    send their progress and their report back on one queue. A process that dies without a report
+    (killed, out of memory) is that day's failure; an interrupt ends every running day at once.
+    """
     from .simulate import PROGRESS_WALL_S
 
     workers = max(1, min(len(seeds), jobs or os.cpu_count() or 1))
@@ -114,32 +129,47 @@ def simulate_days(personality: Path, roots: list[Path], *, hours: float, script:
              f" with {len(script)} scripted events" if script else "")
     wall0 = time.perf_counter()
     context = multiprocessing.get_context("spawn")
+    inbox: Any = context.Queue()
     results: dict[int, dict[str, Any]] = {}
-    with context.Manager() as manager, ProcessPoolExecutor(workers, mp_context=context) as pool, \
-            Progress(log, every_s=PROGRESS_WALL_S) as shown:
-        queue = manager.Queue()
-        futures: dict[Future[dict[str, Any]], int] = {
-            pool.submit(run_day, DayJob(personality, roots, hours, script, seed, heartbeat_hz, start_clock, verbose,
-                                        queue)): seed for seed in seeds}
-        running: dict[int, float] = {}
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-            while not queue.empty():
-                seed, share = queue.get_nowait()
-                running[seed] = share
-            for future in done:
-                seed = futures[future]
-                running.pop(seed, None)
+    todo = list(seeds)
+    running: dict[int, Any] = {}
+    shares: dict[int, float] = {}
+    dead_since: dict[int, float] = {}
+    with Progress(log, every_s=PROGRESS_WALL_S) as shown:
+        try:
+            while todo or running:
+                while todo and len(running) < workers:
+                    seed = todo.pop(0)
+                    job = DayJob(personality, roots, hours, script, seed, heartbeat_hz, start_clock, verbose, inbox)
+                    running[seed] = context.Process(target=_day_process, args=(job,), name=f"day-{seed}", daemon=True)
+                    running[seed].start()
                 try:
-                    results[seed] = future.result()
-                except Exception as exc:  # a worker that died (killed, out of memory …)
-                    results[seed] = {"seed": seed, "error": f"{type(exc).__name__}: {exc}"}
-                _log_day(results[seed], len(results), len(seeds))
-            if pending and running:
-                shown.show(f"days {len(results)}/{len(seeds)} done in {time.perf_counter() - wall0:.0f} s wall; "
-                           + (", ".join(f"seed {s} {100 * v:.0f}%" for s, v in sorted(running.items()))
-                              or "starting"))
+                    kind, seed, payload = inbox.get(timeout=0.25)
+                except queue.Empty:
+                    kind, seed, payload = "", -1, None
+                if kind == "progress":
+                    shares[seed] = payload
+                elif kind == "done" and seed in running:
+                    running.pop(seed).join()
+                    shares.pop(seed, None)
+                    results[seed] = payload
+                    _log_day(payload, len(results), len(seeds))
+                now = time.perf_counter()
+                for seed, process in list(running.items()):
+                    # a day that ended without sending its report (give a report on its way 5 s)
+                    if process.exitcode is not None and now - dead_since.setdefault(seed, now) > 5.0:
+                        running.pop(seed)
+                        results[seed] = {"seed": seed, "error": f"the process ended with code {process.exitcode} "
+                                                                "without a report"}
+                        _log_day(results[seed], len(results), len(seeds))
+                if shares:
+                    shown.show(f"days {len(results)}/{len(seeds)} done in {time.perf_counter() - wall0:.0f} s wall; "
+                               + ", ".join(f"seed {s} {100 * v:.0f}%" for s, v in sorted(shares.items())))
+        finally:
+            for process in running.values():
+                process.terminate()
+            for process in running.values():
+                process.join(5.0)
     wall = time.perf_counter() - wall0
     days = [results[s] for s in seeds]
     summary = summarise(days, personality_file=str(personality), hours=hours, start_clock=start_clock,
