@@ -1,8 +1,9 @@
 """The Robot: the driver's public face, used by the brain.
 
 It connects (the firmware-2381 start-up sequence), mirrors RobotState as typed samples, turns
-status-flag edges, orientation changes (read from the accelerometer) and discrete robot messages
-into typed events, and offers commands. Commands
+status-flag edges, the robot's attitude (:mod:`driver.attitude`: how it lies, shaking, slopes,
+pushes, read from the head's IMU) and discrete robot messages into typed events, and offers
+commands. Commands
 that take time (head, lift, turn, paths) return an :class:`Action`: awaitable, but also
 pollable with ``done()`` so a behaviour-tree node can start it on one tick and look at it on the
 next. Nothing here blocks the event loop.
@@ -27,10 +28,11 @@ from enum import Enum
 from typing import Any
 
 from . import events as ev
+from .attitude import Attitude, describe
 from .link import Address, Link, LinkState, LinkStats, Role
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
-from .samples import OrientationDetector, RobotStateSample, RobotStatus, state_from_message
+from .samples import RobotStateSample, RobotStatus, state_from_message
 
 log = logging.getLogger(__name__)
 
@@ -197,8 +199,9 @@ class Robot:
         self._waiters: dict[str, asyncio.Future[Any]] = {}
         self._ready = False
         self._lost = False
-        #: Reads the accelerometer of every RobotState; its confirmed changes become OrientationChanged.
-        self.orientation_detector = OrientationDetector()
+        #: Reads the IMU of every RobotState: how the robot lies (OrientationChanged, ReturnedToTreads),
+        #: Shaken, PlacedOnSlope, UnexpectedMovement.
+        self.attitude = Attitude()
 
     # ------------------------------------------------------------------ connection
 
@@ -262,8 +265,9 @@ class Robot:
 
     @property
     def orientation(self) -> str:
-        """How the robot lies now: ``upright``, ``on_back``, ``on_face``, ``on_left_side`` or ``on_right_side``."""
-        return self.orientation_detector.orientation
+        """How the robot lies now: ``upright`` (on its treads), ``in_air``, ``on_back``, ``on_face``,
+        ``on_left_side``, ``on_right_side`` or ``falling``."""
+        return self.attitude.state
 
     @property
     def connected(self) -> bool:
@@ -383,13 +387,9 @@ class Robot:
                 for flag in RobotStatus:
                     if changed & flag:
                         self._emit(ev.StatusChanged(sample.received_at, flag, bool(sample.status & flag)))
-        imu = sample.proprioception.imu
-        previous = self.orientation_detector.orientation
-        turned = self.orientation_detector.update(sample.received_at, imu.accel_x_mmps2, imu.accel_y_mmps2,
-                                                  imu.accel_z_mmps2)
-        if turned is not None:
-            log.info("%s: now %s (was %s)", self.name, turned.replace("_", " "), previous.replace("_", " "))
-            self._emit(ev.OrientationChanged(sample.received_at, orientation=turned, previous=previous))
+        for event in self.attitude.update(sample):
+            log.info("%s: %s", self.name, describe(event))
+            self._emit(event)
         for action in list(self._actions.values()):
             action._check(sample)
 
@@ -407,6 +407,10 @@ class Robot:
             log.warning("%s: firmware %d; cozmo-brain targets %d, some messages may differ",
                         self.name, version, TARGET_FIRMWARE)
         self._resolve("firmware")
+
+    def _on_motor_calibration(self, msg: Any) -> None:
+        self.attitude.motor_calibration(int(msg.motor_id), bool(msg.calib_started))
+        self._emit(ev.MotorCalibration(self._now(), motor_id=int(msg.motor_id), started=bool(msg.calib_started)))
 
     def _on_hardware(self, msg: Any) -> None:
         self.info.serial_number = int(msg.serial_number_head)
@@ -460,8 +464,7 @@ class Robot:
             self._now(), duration_ms=int(msg.duration_ms), impact_intensity=float(msg.impact_intensity))),
         "AnimationStarted": lambda self, msg: self._emit(ev.AnimationStarted(self._now(), anim_id=int(msg.anim_id))),
         "AnimationEnded": lambda self, msg: self._emit(ev.AnimationEnded(self._now(), anim_id=int(msg.anim_id))),
-        "MotorCalibration": lambda self, msg: self._emit(ev.MotorCalibration(
-            self._now(), motor_id=int(msg.motor_id), started=bool(msg.calib_started))),
+        "MotorCalibration": _on_motor_calibration,
     }
 
     # ------------------------------------------------------------------ commands

@@ -11,7 +11,8 @@ connects) and an ``event``, plus that event's own fields::
     - {at: 12, event: cube_tap, object_id: 1, taps: 2}
     - {at: 13, orientation: on_back, for: 3}  # on its back for 3 s (also: on_face, on_left_side,
                                              # on_right_side, on_side, upright)
-    - {at: 14, event: on_charger}
+    - {at: 14, event: shake, for: 3}          # picked up, shaken for 3 s, put down
+    - {at: 18, event: on_charger}
     - {at: 20, event: battery, volts: 3.5}
     - {at: 25, event: silent, for: 4}        # stop answering for 4 s
     - {at: 40, event: reboot}
@@ -27,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from ..samples import ORIENTATIONS
+from .body import POSES
 
 #: event name -> {field: (type, default or REQUIRED)}
 REQUIRED = object()
@@ -49,9 +50,10 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "silent": {"for": (float, REQUIRED)},
     "reboot": {},
     "orientation": {"orientation": (str, REQUIRED), "for": (float, None)},
+    "shake": {"for": (float, 2.0)},
 }
 #: Allowed values of the string fields: (event, field) -> choices. ``on_side`` is the right side.
-CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("orientation", "orientation"): (*ORIENTATIONS, "on_side")}
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("orientation", "orientation"): (*POSES, "on_side")}
 
 
 class ScriptError(ValueError):

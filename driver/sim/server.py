@@ -510,6 +510,7 @@ class SimulatedCozmo:
             "silent": lambda: self.go_silent(a["for"]),
             "reboot": self.reboot,
             "orientation": lambda: self.body.set_orientation(a["orientation"], a.get("for")),
+            "shake": lambda: self.body.shake(a["for"]),
         }
         log.info("sim: scripted %s at %.1f s %s", step.event, step.at, a or "")
         actions[step.event]()
@@ -570,6 +571,7 @@ class SimulatedCozmo:
         """The RobotState message for the body as it is now."""
         b = self.body
         ax, ay, az = b.accel()
+        gx, gy, gz = b.gyro()
         return m.RobotState(
             timestamp=self._timestamp(),
             pose_frame_id=0,
@@ -586,9 +588,9 @@ class SimulatedCozmo:
             accel_x=ax,
             accel_y=ay,
             accel_z=az,
-            gyro_x=0.0,
-            gyro_y=0.0,
-            gyro_z=b.gyro_z,
+            gyro_x=gx,
+            gyro_y=gy,
+            gyro_z=gz,
             battery_voltage=b.battery_v,
             status=b.status(),
             cliff_data_raw=b.cliff_raw(),
