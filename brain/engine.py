@@ -7,6 +7,15 @@ suspended, not reset; when a reaction with ``shouldResumeLast`` ends, the branch
 was (a memory sequence on its step, the interrupted animation replayed), and when one without it
 ends, the tree is evaluated again from its top.
 
+When the robot is lost (:class:`driver.events.RobotLost`, or the link closes) the brain stops what
+the animation controller plays (:meth:`~driver.animation.controller.AnimationController.stop_all`),
+stops the tree and its reactions, and suspends the heartbeat's ticking; the heartbeat itself keeps
+beating. When the robot is back (:class:`driver.events.Reconnected`: the Robot ran its start-up
+sequence again and the robot streams state) the motors are stopped and the tree starts again from
+its top, in the very beat that drains the event, so conditions and reactions can react to
+``reconnected``. Suspension and resumption
+happen on a beat, like every other change of the tree.
+
 The application (``brain.app``) builds a Brain for ``run`` and for ``simulate``; nothing here knows
 about command lines, signals or the simulator.
 """
@@ -23,7 +32,7 @@ import py_trees
 
 from driver import events as ev
 from driver.animation.controller import AnimationController
-from driver.robot import Robot
+from driver.robot import Robot, RobotError
 
 from .animations import AnimationLibrary
 from .context import BrainContext
@@ -33,6 +42,11 @@ from .reactions import ReactionRunner
 from .safety import Safety
 
 __all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_start"]
+
+#: Robot events after which the robot is not there; the tree is suspended until it is back.
+LOST_EVENTS = (ev.RobotLost, ev.Disconnected)
+#: Robot events that say it is back, started up again.
+BACK_EVENTS = (ev.Reconnected,)
 
 log = logging.getLogger("cozmo_brain")
 
@@ -92,7 +106,7 @@ class Brain:
         if mood is not None:
             personality.mood.apply_initial(mood, self.ctx.clock())
             if self.personality is not None and self.ctx.mood is not None:
-                for emotion, value in self.ctx.mood.values.items():
+                for emotion, value in self.ctx.mood.values().items():
                     if emotion not in personality.mood.initial:
                         mood.set_value(emotion, value, self.ctx.clock())
         if self.personality is not None:
@@ -105,14 +119,44 @@ class Brain:
         self.heartbeat.set_tree(self.root)
         log.info("personality %s loaded (%d reactions)", personality.name, len(personality.reactions))
 
+    @property
+    def suspended(self) -> str | None:
+        """Why the tree is not ticked (the robot is lost), or None."""
+        return self.heartbeat.suspended
+
     def _on_events(self, events: list[ev.RobotEvent], now: float) -> None:
         for event in events:
+            if isinstance(event, LOST_EVENTS):
+                self._suspend(event)
+            elif isinstance(event, BACK_EVENTS):
+                self._resume(event)
             self.ctx.push_event(event)
-            if self.personality is None:
+            if self.personality is None or self.heartbeat.suspended is not None:
                 continue
             reaction = self.personality.reaction_for(event)
             if reaction is not None:
                 self.reactions.offer(reaction)
+
+    def _suspend(self, event: ev.RobotEvent) -> None:
+        if self.heartbeat.suspended is not None:
+            return
+        self.heartbeat.suspended = "waiting for the robot"
+        self.root.stop(py_trees.common.Status.INVALID)
+        self.reactions.clear()
+        # Clips, queue and track locks go; the frame clock stays (it sends nothing while the robot
+        # is away and streams the idle face again, with a fresh face image, once it is back).
+        self.controller.stop_all(event.kind)
+        log.warning("%s: animations stopped, personality suspended until the robot is back", event.kind)
+
+    def _resume(self, event: ev.RobotEvent) -> None:
+        if self.heartbeat.suspended is None:
+            return
+        try:
+            self.robot.stop_all_motors()
+        except RobotError as exc:  # the link went away again; the next loss suspends anew
+            log.warning("could not stop the motors after %s: %s", event.kind, exc)
+        self.heartbeat.suspended = None
+        log.info("robot back (%s): motors stopped, personality resumes", event.kind)
 
     def _describe(self) -> tuple[str, str]:
         tip = self.root.tip()

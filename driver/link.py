@@ -75,6 +75,7 @@ __all__ = [
     "FRAME_CLOCK_SWITCH_INTERVAL_S",
     "RELEASE_SPIN_S",
     "Address",
+    "DatagramTap",
     "Impairment",
     "Link",
     "LinkError",
@@ -183,6 +184,8 @@ class Impairment(Protocol):
 
 PacketHandler = Callable[[RawPacket], None]
 StateHandler = Callable[["LinkState", "LinkState"], None]
+#: Sees every datagram at the socket: (True, data) sent, (False, data) received (``run --record``).
+DatagramTap = Callable[[bool, bytes], None]
 
 _PENDING, _SENT, _CANCELLED = 0, 1, 2
 
@@ -218,8 +221,9 @@ class ReleaseClock:
     def __init__(self, sock: socket.socket, lock: threading.Lock, loop: asyncio.AbstractEventLoop,
                  on_released: Callable[[_Stage], None], send_later: Callable[[bytes, Address], None], *,
                  spin_s: float = RELEASE_SPIN_S, priority: int | None = None, cpu: int | None = None,
-                 name: str = "link") -> None:
+                 name: str = "link", tap: DatagramTap | None = None) -> None:
         self.spin_s = spin_s
+        self._tap = tap
         #: SCHED_FIFO priority asked for (None: normal scheduling); ``realtime`` says if it was granted
         self.priority = priority
         self.realtime = False
@@ -327,6 +331,8 @@ class ReleaseClock:
             for i, data in enumerate(stage.datagrams):
                 try:
                     self._sock.sendto(data, stage.peer)
+                    if self._tap is not None:
+                        self._tap(True, data)
                 except BlockingIOError:
                     # The socket buffer is full: let the loop's transport queue the rest, in order.
                     for rest in stage.datagrams[i:]:
@@ -367,8 +373,12 @@ class Link(asyncio.DatagramProtocol):
         release_spin_s: float = RELEASE_SPIN_S,
         release_priority: int | None = None,
         release_cpu: int | None = None,
+        tap: DatagramTap | None = None,
     ) -> None:
         self.role = role
+        #: called with (True, datagram) for every datagram sent and (False, datagram) for every one
+        #: received, as it goes to or comes from the socket (from the release thread too)
+        self.tap = tap
         self.peer = peer
         self.on_packet = on_packet
         self.on_state = on_state
@@ -611,6 +621,8 @@ class Link(asyncio.DatagramProtocol):
     def _sendto(self, data: bytes, addr: Address) -> None:
         if self._transport is not None and not self._transport.is_closing():
             self._transport.sendto(data, addr)
+            if self.tap is not None:
+                self.tap(True, data)
 
     def _arm_rtx(self) -> None:
         deadline = self._send.next_deadline(self.rtt.rto)
@@ -677,7 +689,7 @@ class Link(asyncio.DatagramProtocol):
             return None
         self._clock = ReleaseClock(sock.dup(), self._stage_lock, self._loop, self._released, self._sendto,
                                    spin_s=self.release_spin_s, priority=self.release_priority,
-                                   cpu=self.release_cpu, name=self.name)
+                                   cpu=self.release_cpu, name=self.name, tap=self.tap)
         return self._clock
 
     def _release_on_loop(self, stage: _Stage) -> None:
@@ -721,6 +733,8 @@ class Link(asyncio.DatagramProtocol):
     # ------------------------------------------------------------------ receiving
 
     def datagram_received(self, data: bytes, addr: Address) -> None:  # noqa: D102
+        if self.tap is not None:
+            self.tap(False, data)
         if self.impairment is not None:
             self.impairment.incoming(data, addr, self._on_datagram)
         else:

@@ -220,9 +220,9 @@ class Robot:
         try:
             await self.link.connect(timeout=self.connect_timeout)
             await self._wait("firmware", "FirmwareSignature")
-            self.send(m.Enable())
-            self.send(m.Enable())
-            await self._wait("body", "BodyInfo")
+            self.send(m.GetManufacturingInfo())
+            self.send(m.GetManufacturingInfo())
+            await self._wait("body", "ManufacturingID")
             self.send(m.SetOrigin())
             self.send(m.SyncTime())
             await self._wait("state", "the first RobotState")
@@ -445,12 +445,19 @@ class Robot:
         "RobotState": _on_robot_state,
         "FirmwareSignature": _on_firmware,
         "HardwareInfo": _on_hardware,
-        "BodyInfo": _on_body,
+        "ManufacturingID": _on_body,
         "AcknowledgeAction": _on_ack,
         "PathFollowingEvent": _on_path,
         "ButtonPressed": lambda self, msg: self._emit(ev.ButtonPressed(self._now(), pressed=bool(msg.pressed))),
         "RobotPoked": lambda self, msg: self._emit(ev.Poked(self._now())),
-        "RobotDelocalized": lambda self, msg: self._emit(ev.Delocalized(self._now())),
+        "SyncTimeAck": lambda self, msg: log.debug("%s: the robot acknowledged SyncTime", self.name),
+        "CliffEvent": lambda self, msg: self._emit(ev.CliffReported(
+            self._now(), detected=bool(msg.detected_flags), stopped=bool(msg.did_stop_for_cliff),
+            sensors=int(msg.detected_flags))),
+        "PotentialCliff": lambda self, msg: self._emit(ev.PotentialCliff(self._now())),
+        "RobotStopped": lambda self, msg: self._emit(ev.RobotStopped(self._now(), reason=int(msg.reason))),
+        "MotorAutoEnabled": lambda self, msg: self._emit(ev.MotorAutoEnabled(
+            self._now(), motor_id=int(msg.motor_id), enabled=bool(msg.enabled))),
         "ObjectTapped": lambda self, msg: self._emit(
             ev.CubeTapped(self._now(), object_id=int(msg.object_id), taps=int(msg.num_taps))),
         "ObjectMoved": lambda self, msg: self._emit(ev.CubeMoved(self._now(), object_id=int(msg.object_id))),
@@ -621,3 +628,37 @@ class Robot:
             self.send(m.OutputSilence())
         else:
             self.send(m.OutputAudio(samples=samples))
+
+    # ================================================================== clocked frames
+    # The animation controller's interface (driver.clocked.AnimationTarget), delegated to the
+    # link's public frame_at / flush and its release-thread settings; nothing above uses it.
+
+    #: release-thread settings asked for (priority, cpu), and the link they were given to
+    _frame_release: tuple[int | None, int | None] = (None, None)
+    _frame_release_link: Link | None = None
+
+    def frame_at(self, at: float) -> contextlib.AbstractContextManager[None]:
+        """Send every message sent inside the block as one frame, on the wire at loop time ``at``
+        (see :meth:`driver.link.Link.frame_at`). Raises :class:`RobotError` before :meth:`connect`."""
+        return self._frame_link().frame_at(at)
+
+    def flush(self) -> None:
+        """Put what was sent so far on the wire now rather than on the event loop's next turn."""
+        self._frame_link().flush()
+
+    def set_frame_release(self, *, priority: int | None = None, cpu: int | None = None) -> None:
+        """SCHED_FIFO ``priority`` and ``cpu`` for the thread that releases clocked frames (None:
+        the link's own); given to each connection's link before its first clocked frame."""
+        self._frame_release = (priority, cpu)
+        self._frame_release_link = None
+
+    def _frame_link(self) -> Link:
+        link = self.link
+        if link is None:
+            raise RobotError("not connected")
+        if self._frame_release_link is not link:
+            priority, cpu = self._frame_release
+            link.release_priority = priority if priority is not None else link.release_priority
+            link.release_cpu = cpu if cpu is not None else link.release_cpu
+            self._frame_release_link = link
+        return link

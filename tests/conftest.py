@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -58,3 +59,9 @@ def sample_resources() -> Path:
     if not SAMPLE_RESOURCES.is_dir():
         pytest.skip(f"shared resource sample not found at {SAMPLE_RESOURCES}")
     return SAMPLE_RESOURCES
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_user_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Keep a developer's own ~/.config/cozmo-brain/config.yaml out of the tests (and their subprocesses)."""
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg-config-home"))

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.app import check
-from brain.app.check import check_command, default_roots
+from brain.app import config, paths
+from brain.app.check import check_command
 from brain.app.cli import main
 from tests.bench.gen_tree import TreeSpec, generate
 from tests.conftest import REPO
@@ -84,25 +84,48 @@ def test_personality_errors_fail_the_check(tmp_path):
     assert re.search(r"p\.yaml:6: root\.children\[1\]\.params\.seconds: expected a number", proc.stdout), proc.stdout
 
 
-def test_default_roots_from_the_config_file(generated, tmp_path):
-    config = tmp_path / "config.yaml"
+def test_a_personality_by_name(tmp_path):
+    proc = _check_cli(tmp_path, "--personality", "sleepy")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"Personality {paths.packaged_personalities() / 'sleepy.yaml'} " in proc.stdout
+
+
+@pytest.fixture
+def no_user_config(monkeypatch, tmp_path):
+    """An empty working folder, no user or system settings, no PyCozmo resource download."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(config, "SYSTEM_CONFIG_DIR", tmp_path / "etc")
+    return work
+
+
+def _roots(report: str) -> list[str]:
+    return [line.split(". ", 1)[1] for line in report.splitlines() if line[:2] == "  " and line[2:3].isdigit()
+            and line[3:5] == ". "]
+
+
+def test_default_roots_from_the_config_file(generated, tmp_path, no_user_config, capsys):
+    cfg = tmp_path / "config.yaml"
     rel = Path("..") / generated.name
-    config.write_text(f"resources:\n  - {tmp_path / 'absent'}\n  - {rel}\n")
-    roots = default_roots(str(config))
-    assert roots == [tmp_path / rel]
+    cfg.write_text(f"resources:\n  - {tmp_path / 'absent'}\n  - {rel}\n")
+    assert check_command(args(None, config=str(cfg))) == 0
+    roots = _roots(capsys.readouterr().out)
+    # the absent root is skipped, the relative one is taken from the file's folder, the packaged set comes last
+    assert roots == [str((tmp_path / rel).resolve() / "cozmo_resources"),
+                     str(paths.packaged_resources() / "cozmo_resources")]
 
 
-def test_default_roots_builtin(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)  # no ./config.yaml here
-    monkeypatch.setattr(check, "PYCOZMO_RESOURCES", tmp_path / "nowhere")
-    monkeypatch.setattr(check, "REPO", tmp_path)
-    (tmp_path / "resources").mkdir()
-    assert default_roots() == [tmp_path / "resources"]
+def test_default_roots_without_any_settings_file_are_the_packaged_ones(no_user_config, capsys):
+    assert main(["check"]) == 0
+    assert _roots(capsys.readouterr().out) == [str(paths.packaged_resources() / "cozmo_resources")]
 
 
-def test_no_roots_at_all_is_an_error(monkeypatch, tmp_path, capsys):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(check, "PYCOZMO_RESOURCES", tmp_path / "nowhere")
-    monkeypatch.setattr(check, "REPO", tmp_path)
-    assert check_command(args(None)) == 1
+def test_no_roots_at_all_is_an_error(no_user_config, monkeypatch, tmp_path, capsys):
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(f"resources: [{tmp_path / 'absent'}]\n")
+    monkeypatch.setattr(paths, "packaged_resources", lambda: tmp_path / "not-installed")
+    assert check_command(args(None, config=str(cfg))) == 1
     assert "no resource roots to load" in capsys.readouterr().out

@@ -16,10 +16,8 @@ or multi-channel (channels are averaged). Rate conversion is band-limited (a Kai
 sinc interpolator, evaluated per output sample from a table of filter phases), so content above
 the robot's 11,160 Hz Nyquist frequency is removed instead of folding back as audible aliases.
 
-Everything here is pure computation except the host playback at the end: :func:`play_frames`
-(a one-off preview) and :class:`SimpleAudioSink` (a stream, used by the simulator to let you
-hear what the robot would say). Both use the optional ``simpleaudio`` package (the ``audio``
-extra) and only warn when it is missing.
+Everything here is pure computation. Playing sound on this computer (a one-off preview, or the
+simulator's speaker stream, through an :class:`AudioSink`) is :mod:`driver.animation.host_audio`.
 
 :class:`SoundLibrary` is the controller's default answer to a clip's RobotAudio keyframes: it
 finds WAV files named after the keyframe's audio event ids under a resource tree's ``sound``
@@ -33,9 +31,7 @@ import io
 import logging
 import math
 import os
-import queue
 import struct
-import threading
 import wave
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -57,13 +53,11 @@ __all__ = [
     "SAMPLE_RATE",
     "AudioFormatError",
     "AudioSink",
-    "SimpleAudioSink",
     "SoundLibrary",
     "frames_to_pcm",
     "mulaw_decode",
     "mulaw_encode",
     "pcm_to_frames",
-    "play_frames",
     "read_wav",
     "resample",
     "scale_frames",
@@ -488,39 +482,7 @@ class SoundLibrary:
 
 
 # ---------------------------------------------------------------------------------------------
-# Optional host playback
-
-
-@functools.cache  # the import's outcome: the same for every caller
-def _simpleaudio() -> Any:
-    """The simpleaudio module, or None when it is not installed."""
-    try:
-        import simpleaudio  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return simpleaudio
-
-
-_MISSING = "simpleaudio is not installed (install the 'audio' extra: pip install 'cozmo-brain[audio]')"
-
-
-@functools.cache
-def _warn_missing_once() -> None:
-    log.warning("%s: host audio playback is off", _MISSING)
-
-
-def play_frames(frames: Sequence[bytes]) -> Any:
-    """Play µ-law frames on the host's speakers, without blocking.
-
-    Returns simpleaudio's play object (call ``wait_done()`` on it to block), or None when
-    simpleaudio is not installed (then nothing is played and a warning is logged once).
-    """
-    sa = _simpleaudio()
-    if sa is None:
-        _warn_missing_once()
-        return None
-    pcm = frames_to_pcm(frames)
-    return sa.play_buffer(pcm.tobytes(), 1, 2, SAMPLE_RATE)
+# Where a simulated robot's speaker output goes
 
 
 class AudioSink(Protocol):
@@ -531,63 +493,3 @@ class AudioSink(Protocol):
 
     def close(self) -> None:
         """No more frames (flush what is buffered, release the device)."""
-
-
-class SimpleAudioSink:
-    """Plays a robot's speaker stream on the host's speakers through ``simpleaudio``.
-
-    simpleaudio plays whole buffers, not streams, so the frames are gathered into chunks of up to
-    ``chunk_frames`` (a sound's end, a silent frame, also closes a chunk) and a small thread plays
-    the chunks one after the other. That costs up to a chunk of latency (default 10 frames, 1/3 s)
-    and leaves tiny gaps between chunks of a long sound: fine for hearing what the robot says.
-    When simpleaudio is not installed the sink logs one warning and discards everything.
-    """
-
-    def __init__(self, chunk_frames: int = 10) -> None:
-        self.chunk_frames = max(1, chunk_frames)
-        self.available = _simpleaudio() is not None
-        if not self.available:
-            log.warning("%s: the simulated robot's speaker output is not played", _MISSING)
-        self._buffer: list[np.ndarray] = []
-        self._chunks: queue.Queue[np.ndarray | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
-
-    def write(self, pcm: np.ndarray | None) -> None:  # noqa: D102
-        if not self.available:
-            return
-        if pcm is None:
-            self._flush()
-            return
-        self._buffer.append(np.asarray(pcm, dtype=np.int16))
-        if len(self._buffer) >= self.chunk_frames:
-            self._flush()
-
-    def close(self) -> None:  # noqa: D102
-        self._flush()
-        if self._thread is not None:
-            self._chunks.put(None)
-            self._thread.join(timeout=5.0)
-            self._thread = None
-
-    def _flush(self) -> None:
-        if not self._buffer:
-            return
-        chunk = np.concatenate(self._buffer)
-        self._buffer = []
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._play, name="speaker", daemon=True)
-            self._thread.start()
-        self._chunks.put(chunk)
-
-    def _play(self) -> None:
-        sa = _simpleaudio()
-        while True:
-            chunk = self._chunks.get()
-            if chunk is None or sa is None:
-                return
-            try:
-                sa.play_buffer(chunk.tobytes(), 1, 2, SAMPLE_RATE).wait_done()
-            except Exception as exc:  # no audio device, busy device: say so once and stop playing
-                log.warning("host audio playback failed (%s); speaker output is discarded from now on", exc)
-                self.available = False
-                return

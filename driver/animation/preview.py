@@ -13,9 +13,9 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..protocol import messages as m
-from .controller import FRAME_MS, HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM, Timeline
 from .face import DEFAULT_FACE, FaceRenderer
 from .playback import PlaybackParams
+from .timeline import FRAME_MS, HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM, Timeline
 
 __all__ = ["render_preview"]
 

@@ -46,7 +46,6 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "on_charger": {},
     "off_charger": {},
     "battery": {"volts": (float, REQUIRED)},
-    "delocalize": {},
     "silent": {"for": (float, REQUIRED)},
     "reboot": {},
     "orientation": {"orientation": (str, REQUIRED), "for": (float, None)},

@@ -1,13 +1,14 @@
 """The simulated Cozmo: the robot's end of the protocol, over real UDP.
 
-It answers the start-up sequence (HardwareInfo, FirmwareSignature 2381, BodyInfo), streams
-RobotState at ~33 Hz after SyncTime, moves a simulated body (see :mod:`driver.sim.body`), acks
+It answers the start-up sequence (HardwareInfo, FirmwareSignature 2381, ManufacturingID,
+SyncTimeAck), streams RobotState at ~33 Hz after SyncTime (the lift as the arm's angle, as a real
+robot sends it), moves a simulated body (see :mod:`driver.sim.body`), acks
 actions, plays back what an animation streams (head, lift, body, lights, face, audio) and keeps
 what the robot would show so tests can assert on it. It can follow a scripted timeline and
 inject network faults. Third-party clients (PyCozmo) connect to it as to a real robot.
 
 What the robot would say can be heard on the host: ``play_audio=True`` (``cozmo-brain sim
---audio``) decodes every OutputAudio frame and plays it through the optional ``simpleaudio``
+--audio``) decodes every OutputAudio frame and plays it through the optional ``sounddevice``
 package; ``audio_out`` takes any :class:`~driver.animation.audio.AudioSink` instead.
 
 Camera streaming is not simulated yet: :meth:`SimulatedCozmo.camera_frame` is the place where a
@@ -33,7 +34,8 @@ from ..animation.audio import AudioSink, mulaw_decode
 from ..link import Link, LinkState, Role
 from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
-from .body import Body, PathSegment, Status, clamp
+from ..samples import lift_angle_rad
+from .body import TRACK_MM, Body, PathSegment, Status, clamp
 from .faults import NetworkFaults
 from .script import Step, load_script
 
@@ -107,9 +109,9 @@ class SimulatedCozmo:
         #: where decoded speaker output goes (None: nowhere; ``play_audio`` makes it the host's speakers)
         self.audio_out: AudioSink | None = audio_out
         if self.audio_out is None and play_audio:
-            from ..animation.audio import SimpleAudioSink
+            from ..animation.host_audio import HostAudioSink
 
-            self.audio_out = SimpleAudioSink()
+            self.audio_out = HostAudioSink()
         self.backpack: tuple[int, ...] = (0, 0, 0, 0, 0)
         self.backpack_center: Any = None
         self.cube_lights: dict[int, Any] = {}
@@ -234,19 +236,20 @@ class SimulatedCozmo:
     def _ack(self, action_id: int) -> None:
         self.send(m.AcknowledgeAction(action_id=action_id))
 
-    def _h_Enable(self, msg: Any) -> None:
-        # The robot answers BodyInfo once per connection, however often Enable is repeated
-        # (clients send it twice); PyCozmo re-initialises on every BodyInfo it sees.
+    def _h_GetManufacturingInfo(self, msg: Any) -> None:
+        # The robot answers ManufacturingID once per connection, however often the request is
+        # repeated (clients send it twice); PyCozmo re-initialises on every answer it sees.
         if self._body_info_sent:
             return
         self._body_info_sent = True
-        self.send(m.BodyInfo(serial_number=self.serial_number, body_hw_version=5, body_color=0))
+        self.send(m.ManufacturingID(serial_number=self.serial_number, body_hw_version=5, body_color=0))
         for motor in (3, 2):  # head, lift
             self.send(m.MotorCalibration(motor_id=motor, calib_started=True, auto_started=False))
             self.send(m.MotorCalibration(motor_id=motor, calib_started=False, auto_started=False))
 
     def _h_SyncTime(self, msg: Any) -> None:
         self._sync_time = asyncio.get_running_loop().time()
+        self.send(m.SyncTimeAck())
         self.streaming = True
 
     def _h_SetOrigin(self, msg: Any) -> None:
@@ -280,9 +283,24 @@ class SimulatedCozmo:
     def _h_DriveWheels(self, msg: Any) -> None:
         self.body.drive(msg.lwheel_speed_mmps, msg.rwheel_speed_mmps, msg.lwheel_accel_mmps2)
 
+    def _h_DriveWheelsCurvature(self, msg: Any) -> None:
+        self._drive_arc(float(msg.speed_mmps), int(msg.curvature_radius_mm), float(msg.accel_mmps2))
+
     def _h_TurnInPlaceAtSpeed(self, msg: Any) -> None:
-        v = msg.wheel_speed_mmps * (1 if msg.direction >= 0 else -1)
-        self.body.drive(-v, v, msg.wheel_accel_mmps2)
+        v = msg.speed_rad_per_sec * TRACK_MM / 2
+        self.body.drive(-v, v, abs(msg.accel_rad_per_sec2) * TRACK_MM / 2)
+
+    def _drive_arc(self, speed: float, radius: int, accel: float = 0.0) -> None:
+        """Drive at ``speed`` mm/s along an arc of ``radius`` mm (32767 or -32768: straight; 1, 0 or
+        -1: on the spot, counter-clockwise for 1)."""
+        if radius in (32767, -32768):
+            self.body.drive(speed, speed, accel)
+        elif abs(radius) <= 1:
+            turn = 1 if radius > 0 else -1
+            self.body.drive(-speed * turn, speed * turn, accel)
+        else:
+            half = TRACK_MM / 2
+            self.body.drive(speed * (radius - half) / radius, speed * (radius + half) / radius, accel)
 
     def _h_TurnInPlace(self, msg: Any) -> None:
         self._ack(msg.action_id)
@@ -380,15 +398,7 @@ class SimulatedCozmo:
         self.body.lift.command_target(msg.height_mm, abs(msg.height_mm - self.body.lift.position) / dur)
 
     def _h_AnimBody(self, msg: Any) -> None:
-        speed = float(msg.speed)
-        radius = int(msg.unknown)
-        if radius in (32767, -32768) or radius == 0x7FFF:
-            self.body.drive(speed, speed)
-        elif radius in (-1, 1) or abs(radius) < 1:
-            self.body.drive(-speed * (1 if radius > 0 else -1), speed * (1 if radius > 0 else -1))
-        else:
-            half = 45.0 / 2
-            self.body.drive(speed * (radius - half) / radius, speed * (radius + half) / radius)
+        self._drive_arc(float(msg.speed), int(msg.unknown))
 
     def _h_StartAnimation(self, msg: Any) -> None:
         self.current_animation = msg.anim_id
@@ -469,10 +479,6 @@ class SimulatedCozmo:
         """Force the battery voltage."""
         self.body.battery_v = volts
 
-    def delocalize(self) -> None:
-        """The robot lost track of where it is."""
-        self.send(m.RobotDelocalized())
-
     def go_silent(self, duration: float) -> None:
         """Stop answering (both ways) for ``duration`` seconds."""
         self.faults.silent = True
@@ -506,7 +512,6 @@ class SimulatedCozmo:
             "on_charger": lambda: self.set_on_charger(True),
             "off_charger": lambda: self.set_on_charger(False),
             "battery": lambda: self.set_battery(a["volts"]),
-            "delocalize": self.delocalize,
             "silent": lambda: self.go_silent(a["for"]),
             "reboot": self.reboot,
             "orientation": lambda: self.body.set_orientation(a["orientation"], a.get("for")),
@@ -584,7 +589,7 @@ class SimulatedCozmo:
             lwheel_speed_mmps=b.left_speed,
             rwheel_speed_mmps=b.right_speed,
             head_angle_rad=b.head.position,
-            lift_height_mm=b.lift.position,
+            lift_angle_rad=lift_angle_rad(b.lift.position),
             accel_x=ax,
             accel_y=ay,
             accel_z=az,
@@ -595,7 +600,7 @@ class SimulatedCozmo:
             status=b.status(),
             cliff_data_raw=b.cliff_raw(),
             backpack_touch_sensor_raw=0,
-            curr_path_segment=clamp(b.path_index, 0, 255) if b.path_active else 0,
+            curr_path_segment=int(clamp(b.path_index, 0, 255)) if b.path_active else 0,
         )
 
 
