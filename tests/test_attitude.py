@@ -17,8 +17,8 @@ import pytest
 
 from driver import events as ev
 from driver.attitude import Attitude, describe
+from driver.capture import FROM_ROBOT, entries, read_capture
 from driver.protocol import messages as m
-from driver.protocol.frame import decode_frame
 from driver.samples import RobotStateSample, RobotStatus, state_from_message
 
 G = 9810.0
@@ -381,17 +381,10 @@ def test_held_on_the_charger_or_at_a_cliff_the_count_starts_again() -> None:
 
 
 def _capture_states(path: Path) -> list[RobotStateSample]:
-    """The RobotStates a real robot sent, in a hex-line capture (``<time> RX|TX <hex bytes>``)."""
-    states = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        _, direction, hex_bytes = line.split(" ", 2)
-        if direction != "RX":
-            continue
-        for packet in decode_frame(bytes.fromhex(hex_bytes.replace(" ", ""))).packets:
-            if packet.message_id == 0xF0:
-                msg = m.decode(packet)
-                states.append(state_from_message(msg, msg.timestamp / 1000.0))
-    return states
+    """The RobotStates a real robot sent, read with the driver's capture reader, each stamped with
+    the time the host received it (bursts of two in one frame included)."""
+    return [state_from_message(e.message, e.t) for e in entries(read_capture(path))
+            if e.direction == FROM_ROBOT and e.name == "RobotState"]
 
 
 def test_a_real_robot_on_its_treads_with_its_head_moving(real_data: Path) -> None:
