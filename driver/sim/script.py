@@ -1,7 +1,8 @@
 """Scripted timelines for the simulated Cozmo: "pick me up at 5 s, show a cliff at 8 s".
 
-A timeline is a YAML list of steps, each with a time ``at`` (seconds after the engine
-connects) and an ``event``, plus that event's own fields::
+A timeline is a YAML list of steps, each with a time ``at`` (seconds after an engine first
+connects; the clock runs on through losses and reconnects) and an ``event``, plus that event's
+own fields::
 
     - {at: 5, event: pick_up}
     - {at: 7, event: put_down}
@@ -15,7 +16,7 @@ connects) and an ``event``, plus that event's own fields::
     - {at: 18, event: on_charger}
     - {at: 20, event: battery, volts: 3.5}
     - {at: 25, event: silent, for: 4}        # stop answering for 4 s
-    - {at: 40, event: reboot}
+    - {at: 40, event: reboot, for: 5}        # forgets the engine; answers nothing for 5 s while it boots
 
 Errors name the file, the line and the step, and what was expected.
 """
@@ -47,7 +48,7 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "off_charger": {},
     "battery": {"volts": (float, REQUIRED)},
     "silent": {"for": (float, REQUIRED)},
-    "reboot": {},
+    "reboot": {"for": (float, None)},
     "orientation": {"orientation": (str, REQUIRED), "for": (float, None)},
     "shake": {"for": (float, 2.0)},
 }

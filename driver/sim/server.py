@@ -17,12 +17,10 @@ frame source will plug in (EnableCamera is already recorded in ``camera_mode``).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import logging
 import math
-import signal
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +35,8 @@ from ..protocol.frame import DecodeError, RawPacket
 from ..samples import lift_angle_rad
 from .body import TRACK_MM, Body, PathSegment, Status, clamp
 from .faults import NetworkFaults
-from .script import Step, load_script
+from .script import Step
+from .world import WorldEvents
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +71,7 @@ class Speaker:
     recent: deque[bytes] = field(default_factory=lambda: deque(maxlen=300))
 
 
-class SimulatedCozmo:
+class SimulatedCozmo(WorldEvents):
     """A Cozmo robot in software, listening on UDP like the real one.
 
     Use ``await sim.start()`` then ``await sim.stop()`` (or ``async with``). Everything observable
@@ -127,6 +126,10 @@ class SimulatedCozmo:
         self.on_message: Callable[[Any], None] | None = None
         self._sync_time = 0.0
         self._connected_at: float | None = None
+        self._peer: tuple[str, int] | None = None
+        self._since_connect: Counter[str] = Counter()
+        #: the timeline's zero: the first connection (it runs on through losses and reconnects)
+        self._script_t0: float | None = None
         self._script_pos = 0
         self._reverts: list[tuple[float, Callable[[], None]]] = []
         self._task: asyncio.Task[None] | None = None
@@ -200,7 +203,10 @@ class SimulatedCozmo:
         if new is LinkState.CONNECTED:
             self.connections += 1
             self._connected_at = loop.time()
-            self._script_pos = 0
+            self._peer = self.link.peer if self.link is not None else None
+            self._since_connect.clear()
+            if self._script_t0 is None:
+                self._script_t0 = self._connected_at
             self.streaming = False
             self._body_info_sent = False
             self.send(m.HardwareInfo(serial_number_head=self.serial_number, unknown1=0, unknown2=0))
@@ -208,9 +214,20 @@ class SimulatedCozmo:
                               "build": "SIMULATED", "sim": True})
             self.send(m.FirmwareSignature(signature=sig))
         elif new is LinkState.IDLE:
+            self._log_connection("ended")
             self.streaming = False
             self._connected_at = None
             self.body.stop_all()
+
+    def _log_connection(self, how: str) -> None:
+        """One line per connection: who, how long, and what arrived (messages by name, most frequent first)."""
+        if self._connected_at is None:
+            return
+        peer = f"{self._peer[0]}:{self._peer[1]}" if self._peer else "?"
+        took = asyncio.get_running_loop().time() - self._connected_at
+        top = ", ".join(f"{name} {n}" for name, n in self._since_connect.most_common())
+        log.info("sim: connection %d from %s %s after %.1f s: %d messages (%s)", self.connections, peer, how,
+                 took, sum(self._since_connect.values()), top or "none")
 
     # ------------------------------------------------------------------ receiving
 
@@ -223,6 +240,7 @@ class SimulatedCozmo:
             return
         name = type(msg).__name__
         self.counts[name] += 1
+        self._since_connect[name] += 1
         self.received.append(msg)
         handler = getattr(self, f"_h_{name}", None)
         if handler is not None:
@@ -417,111 +435,21 @@ class SimulatedCozmo:
     def _h_Disconnect(self, msg: Any) -> None:
         log.info("sim: engine disconnected")
 
-    # ------------------------------------------------------------------ world events
-
-    def pick_up(self, duration: float | None = None) -> None:
-        """Lift the robot off the ground (optionally putting it back after ``duration`` s)."""
-        self.body.picked_up = True
-        self.body.stop_all()
-        if duration:
-            self._revert_after(duration, self.put_down)
-
-    def put_down(self) -> None:
-        """Put the robot back on the ground."""
-        self.body.picked_up = False
-
-    def set_cliff(self, on: bool = True, duration: float | None = None) -> None:
-        """Show (or clear) a cliff under the front sensors."""
-        self.body.cliff = on
-        if on and duration:
-            self._revert_after(duration, lambda: self.set_cliff(False))
-
-    def fall(self, duration: float = 0.6) -> None:
-        """A free fall: FallingStarted now, FallingStopped with the impact after ``duration`` s."""
-        self.body.falling = True
-        self.send(m.FallingStarted())
-
-        def land() -> None:
-            self.body.falling = False
-            self.send(m.FallingStopped(duration_ms=int(duration * 1000), impact_intensity=1200.0))
-
-        self._revert_after(duration, land)
-
-    def press_button(self) -> None:
-        """The backpack button (hardware v5+)."""
-        self.send(m.ButtonPressed(pressed=True))
-        self._revert_after(0.2, lambda: self.send(m.ButtonPressed(pressed=False)))
-
-    def poke(self) -> None:
-        """Someone pokes the robot."""
-        self.send(m.RobotPoked())
-
-    def tap_cube(self, object_id: int = 1, taps: int = 1) -> None:
-        """A light cube is tapped."""
-        self.send(m.ObjectTapped(timestamp=self._timestamp(), object_id=object_id, num_taps=taps,
-                                 tap_time=0, tap_neg=-40, tap_pos=40))
-
-    def move_cube(self, object_id: int = 1) -> None:
-        """A light cube is moved."""
-        self.send(m.ObjectMoved(timestamp=self._timestamp(), object_id=object_id, active_accel_x=10.0,
-                                active_accel_y=0.0, active_accel_z=0.0, axis_of_accel=0))
-
-    def connect_cube(self, object_id: int = 1) -> None:
-        """A light cube connects."""
-        self.send(m.ObjectConnectionState(object_id=object_id, factory_id=0xBEEF0000 + object_id,
-                                          object_type=1, connected=True))
-
-    def set_on_charger(self, on: bool = True) -> None:
-        """Place the robot on (or take it off) its charger."""
-        self.body.on_charger = on
-
-    def set_battery(self, volts: float) -> None:
-        """Force the battery voltage."""
-        self.body.battery_v = volts
-
-    def go_silent(self, duration: float) -> None:
-        """Stop answering (both ways) for ``duration`` seconds."""
-        self.faults.silent = True
-
-        def wake() -> None:
-            self.faults.silent = False
-
-        self._revert_after(duration, wake)
-
-    def reboot(self) -> None:
-        """Drop the connection and reset the body, as a robot rebooting would."""
-        log.info("sim: rebooting")
-        assert self.link is not None
-        self.link._peer_disconnected()
+    def _forget_all(self) -> None:
+        """What a reboot clears: motion, face, sound, lights, animation, path (the world stays)."""
+        picked_up, cliff, on_charger = self.body.picked_up, self.body.cliff, self.body.on_charger
         self.body = Body()
-
-    def run_step(self, step: Step) -> None:
-        """Carry out one scripted event."""
-        a = step.args
-        actions: dict[str, Callable[[], None]] = {
-            "pick_up": lambda: self.pick_up(a.get("for")),
-            "put_down": self.put_down,
-            "cliff": lambda: self.set_cliff(True, a.get("for")),
-            "cliff_clear": lambda: self.set_cliff(False),
-            "fall": lambda: self.fall(a.get("for", 0.6)),
-            "button": self.press_button,
-            "poke": self.poke,
-            "cube_tap": lambda: self.tap_cube(a["object_id"], a["taps"]),
-            "cube_move": lambda: self.move_cube(a["object_id"]),
-            "cube_connect": lambda: self.connect_cube(a["object_id"]),
-            "on_charger": lambda: self.set_on_charger(True),
-            "off_charger": lambda: self.set_on_charger(False),
-            "battery": lambda: self.set_battery(a["volts"]),
-            "silent": lambda: self.go_silent(a["for"]),
-            "reboot": self.reboot,
-            "orientation": lambda: self.body.set_orientation(a["orientation"], a.get("for")),
-            "shake": lambda: self.body.shake(a["for"]),
-        }
-        log.info("sim: scripted %s at %.1f s %s", step.event, step.at, a or "")
-        actions[step.event]()
-
-    def _revert_after(self, delay: float, fn: Callable[[], None]) -> None:
-        self._reverts.append((asyncio.get_running_loop().time() + delay, fn))
+        self.body.picked_up, self.body.cliff, self.body.on_charger = picked_up, cliff, on_charger
+        self.display = Display()
+        self.speaker = Speaker()
+        self.backpack = (0, 0, 0, 0, 0)
+        self.backpack_center = None
+        self.cube_lights = {}
+        self.head_light = False
+        self.camera_mode = 0
+        self.current_animation = None
+        self._path = []
+        self._pending_actions = {}
 
     # ------------------------------------------------------------------ the clock
 
@@ -564,8 +492,8 @@ class SimulatedCozmo:
                 self._reverts = [r for r in self._reverts if r[0] > now]
                 for _, fn in due:
                     fn()
-        if self._connected_at is not None:
-            elapsed = now - self._connected_at
+        if self._script_t0 is not None:
+            elapsed = now - self._script_t0
             while self._script_pos < len(self.script) and self.script[self._script_pos].at <= elapsed:
                 self.run_step(self.script[self._script_pos])
                 self._script_pos += 1
@@ -604,47 +532,4 @@ class SimulatedCozmo:
         )
 
 
-# ---------------------------------------------------------------------- command line
-
-
-def sim_command(args: argparse.Namespace) -> int:
-    """``cozmo-brain sim``: run the simulated robot until interrupted or ``--duration`` ends."""
-    from .script import ScriptError
-
-    try:
-        faults = NetworkFaults(loss=args.loss, duplicate=args.duplicate, reorder=args.reorder,
-                               latency_ms=args.latency)
-        script = load_script(args.script) if args.script else []
-    except (ValueError, ScriptError) as exc:
-        log.error("%s", exc)
-        return 1 if isinstance(exc, ScriptError) else 2
-    return asyncio.run(_serve(args.host, args.port, faults, script, args.duration,
-                              play_audio=bool(getattr(args, "audio", False))))
-
-
-async def _serve(host: str, port: int, faults: NetworkFaults, script: list[Step], duration: float | None,
-                 *, play_audio: bool = False) -> int:
-    sim = SimulatedCozmo(host, port, faults=faults, script=script, play_audio=play_audio)
-    try:
-        await sim.start()
-    except OSError as exc:
-        log.error("cannot listen on %s:%d: %s", host, port, exc.strerror or exc)
-        return 1
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):
-            pass
-    try:
-        await asyncio.wait_for(stop.wait(), timeout=duration)
-    except asyncio.TimeoutError:
-        pass
-    assert sim.link is not None
-    log.info("sim: stopping; link %s", sim.link.stats.as_dict())
-    await sim.stop()
-    return 0
-
-
-__all__ = ["Display", "SimulatedCozmo", "Speaker", "Status", "sim_command"]
+__all__ = ["Display", "SimulatedCozmo", "Speaker", "Status"]
