@@ -201,6 +201,36 @@ def test_level_with_the_head_anywhere_the_robot_stays_on_its_treads() -> None:
     run(body())
 
 
+@pytest.mark.e2e
+def test_after_a_lost_link_the_attitude_starts_afresh() -> None:
+    """A reconnect resets the state mirror, the attitude with it: a robot still on its back when
+    it answers again is found on its back anew (the reactions fire again), never 'back on its
+    treads' from a reading that stopped before the loss."""
+
+    async def body() -> None:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address, lost_after=0.6, reconnect_initial_s=0.2, reconnect_max_s=0.4)
+        await robot.connect()
+        seen: list[tuple[ev.RobotEvent, str]] = []
+        robot.add_listener(lambda e: seen.append((e, robot.orientation)))
+        try:
+            sim.body.set_orientation("on_back")
+            await eventually(lambda: robot.orientation == "on_back", timeout=3.0)
+            sim.go_silent(1.5)
+            await robot.wait_for("reconnected", timeout=5.0)
+            again = await robot.wait_for("orientation", timeout=3.0)
+            assert isinstance(again, ev.OrientationChanged) and (again.orientation, again.previous) == \
+                ("on_back", "upright")
+            reconnected = next(i for i, (e, _) in enumerate(seen) if isinstance(e, ev.Reconnected))
+            assert seen[reconnected][1] == "upright"  # fresh when the robot is back
+            assert not [e for e, _ in seen if isinstance(e, ev.ReturnedToTreads)]
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body())
+
+
 def test_reaction_triggers_match_the_orientation_events() -> None:
     def reaction(trigger: str) -> Reaction:
         kind, value = REACTION_EVENTS[trigger]
