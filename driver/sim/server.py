@@ -11,8 +11,11 @@ What the robot would say can be heard on the host: ``play_audio=True`` (``cozmo-
 --audio``) decodes every OutputAudio frame and plays it through the optional ``sounddevice``
 package; ``audio_out`` takes any :class:`~driver.animation.audio.AudioSink` instead.
 
-Camera streaming is not simulated yet: :meth:`SimulatedCozmo.camera_frame` is the place where a
-frame source will plug in (EnableCamera is already recorded in ``camera_mode``).
+It sees, too: ``room`` holds a room with people and moving things (placed by the timeline's
+``face``, ``face_leaves`` and ``motion`` steps), and while the engine has the camera enabled
+``camera`` streams what the head would see as ImageChunk messages, grey or colour (see
+:mod:`driver.sim.camera_stream`). When it stops it logs one summary line: the body's final pose,
+the head angle and how many of each message it received.
 """
 
 from __future__ import annotations
@@ -34,7 +37,9 @@ from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
 from ..samples import lift_angle_rad
 from .body import TRACK_MM, Body, PathSegment, Status, clamp
+from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .faults import NetworkFaults
+from .room import ROOM_EVENTS, Room
 from .script import Step
 from .world import WorldEvents
 
@@ -137,6 +142,10 @@ class SimulatedCozmo(WorldEvents):
         self._pending_actions: dict[str, int] = {}
         self._prev_status = 0
         self._body_info_sent = False
+        # What the robot sees: the room's contents and the camera that streams them.
+        self.room = Room()
+        self.camera = CameraStream(self.room, self.send, self._camera_sample)
+        self._stopped = False
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -173,6 +182,18 @@ class SimulatedCozmo(WorldEvents):
             self.link.close()
         if self.audio_out is not None:
             self.audio_out.close()
+        self.camera.close()
+        if self.link is not None and not self._stopped:
+            self._stopped = True
+            log.info("%s", self.summary())
+
+    def summary(self) -> str:
+        """One line: the body's pose, the head angle, and what was received (messages by name)."""
+        b = self.body
+        got = ", ".join(f"{name} {n}" for name, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        return (f"sim: stopped; x_mm={b.x_mm:.1f} y_mm={b.y_mm:.1f} heading_deg={math.degrees(b.angle_rad):.1f} "
+                f"head_deg={math.degrees(b.head.position):.1f}; received {sum(self.counts.values())} messages"
+                f" ({got or 'none'}), {self.malformed} malformed; camera frames sent {self.camera.frames_sent}")
 
     async def __aenter__(self) -> SimulatedCozmo:
         return await self.start()
@@ -218,6 +239,7 @@ class SimulatedCozmo(WorldEvents):
             self.streaming = False
             self._connected_at = None
             self.body.stop_all()
+            self.camera.enable(0, self.camera.resolution)  # the next engine enables it again
 
     def _log_connection(self, how: str) -> None:
         """One line per connection: who, how long, and what arrived (messages by name, most frequent first)."""
@@ -364,6 +386,10 @@ class SimulatedCozmo(WorldEvents):
 
     def _h_EnableCamera(self, msg: Any) -> None:
         self.camera_mode = int(msg.image_send_mode)
+        self.camera.enable(msg.image_send_mode, msg.image_resolution)
+
+    def _h_EnableColorImages(self, msg: Any) -> None:
+        self.camera.colour = bool(msg.enable)
 
     def _h_LightStateCenter(self, msg: Any) -> None:
         self.backpack_center = msg.states
@@ -447,15 +473,12 @@ class SimulatedCozmo(WorldEvents):
         self.cube_lights = {}
         self.head_light = False
         self.camera_mode = 0
+        self.camera.enable(0, self.camera.resolution)  # the room stays; the camera is off after a boot
         self.current_animation = None
         self._path = []
         self._pending_actions = {}
 
     # ------------------------------------------------------------------ the clock
-
-    def camera_frame(self) -> None:
-        """Hook for camera streaming (ImageChunk); not simulated yet, nothing is sent."""
-        return None
 
     def _timestamp(self) -> int:
         loop = asyncio.get_running_loop()
@@ -499,6 +522,21 @@ class SimulatedCozmo(WorldEvents):
                 self._script_pos += 1
         if self.streaming and self.connected:
             self.send(self.robot_state())
+
+    def run_step(self, step: Step) -> None:
+        """Carry out one scripted event; people and moving things go into the room."""
+        if step.event in ROOM_EVENTS:
+            log.info("sim: scripted %s at %.1f s %s", step.event, step.at, step.args)
+            b = self.body
+            self.room.apply(step.event, step.args, (b.x_mm, b.y_mm, b.angle_rad), asyncio.get_running_loop().time())
+            return
+        super().run_step(step)
+
+    def _camera_sample(self) -> Sample | None:
+        """The camera's pose, the robot clock and the gyro now; None while no engine takes frames."""
+        if not (self.streaming and self.connected):
+            return None
+        return camera_pose_of(self.body), self._timestamp(), gyro_rates_of(self.body)
 
     def robot_state(self) -> Any:
         """The RobotState message for the body as it is now."""
