@@ -58,7 +58,8 @@ def test_anim_list_names_every_clip_once(tmp_path: Path) -> None:
     proc = _cli(tmp_path, "anim", "--resources", RESOURCES, "list")
     assert proc.returncode == 0, proc.stderr
     names = proc.stdout.split()
-    assert len(names) == 47 and len(set(names)) == 47
+    sources = len(list((REPO / "resources" / "src" / "animations").glob("*.cozanim")))
+    assert len(names) == sources == len(set(names))
     assert names == sorted(names) and "anim_blink_01" in names
 
 
