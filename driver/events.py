@@ -124,9 +124,39 @@ class Poked(RobotEvent):
 
 
 @dataclass(frozen=True)
-class Delocalized(RobotEvent):
-    """The robot lost track of its pose."""
-    KIND: ClassVar[str] = "delocalized"
+class CliffReported(RobotEvent):
+    """The robot's own cliff report (CliffEvent): a cliff it held for 500 ms to rule out a
+    pick-up (``detected``), or the floor back (not ``detected``). The CLIFF_DETECTED status flag
+    (kind ``cliff``) changes at once; this says whether the firmware stopped the wheels."""
+    KIND: ClassVar[str] = "cliff_reported"
+
+    detected: bool = True
+    stopped: bool = False
+    sensors: int = 0
+
+
+@dataclass(frozen=True)
+class PotentialCliff(RobotEvent):
+    """A cliff reading while the robot's stop-on-cliff is off."""
+    KIND: ClassVar[str] = "potential_cliff"
+
+
+@dataclass(frozen=True)
+class RobotStopped(RobotEvent):
+    """The firmware stopped the motors by itself (``reason`` as the robot gives it)."""
+    KIND: ClassVar[str] = "robot_stopped"
+
+    reason: int = 0
+
+
+@dataclass(frozen=True)
+class MotorAutoEnabled(RobotEvent):
+    """The firmware switched a motor off (``enabled`` False) or back on by itself; the lift goes
+    off when someone forces it (2 = lift, 3 = head)."""
+    KIND: ClassVar[str] = "motor_auto_enabled"
+
+    motor_id: int = 0
+    enabled: bool = True
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,13 @@ log = logging.getLogger("cozmo_brain")
 #: subcommand -> "module:function"; the function takes the parsed namespace and returns an exit code.
 HANDLERS: dict[str, str] = {
     "run": "brain.app.run:run_command",
-    "sim": "driver.sim.server:sim_command",
+    "sim": "driver.sim.serve:sim_command",
     "check": "brain.app.check:check_command",
     "tree": "brain.app.tree:tree_command",
     "anim": "brain.app.anim:anim_command",
     "simulate": "brain.app.simulate:simulate_command",
     "service": "brain.app.service:service_command",
+    "capture": "brain.app.capture:capture_command",
 }
 
 
@@ -91,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sim-script", metavar="FILE", help="with --sim: a YAML timeline of scripted events")
     p.add_argument("--audio", action="store_true",
                    help="with --sim: play the robot's speaker output on this computer (needs the 'audio' extra)")
+    p.add_argument("--record", metavar="FILE",
+                   help="write every datagram both ways to FILE (rotated: FILE.1, ...); read it with capture show")
 
     p = sub.add_parser("sim", help="the simulated Cozmo alone, speaking the robot's UDP protocol")
     _add_common(p)
@@ -149,6 +152,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(u)
     u.add_argument("--user", metavar="USER", help="run as this user (default: a dynamic user of its own)")
     u.add_argument("--robot", metavar="HOST[:PORT]", help="the robot's address (default: the config's)")
+
+    p = sub.add_parser("capture", help="read captures of the robot's traffic (recordings, logs, pcap)")
+    _add_common(p)
+    csub = p.add_subparsers(dest="capture_command", metavar="ACTION")
+    csub.required = True
+    c = csub.add_parser("show", help="one line per message: time, direction, name, decoded fields")
+    c.add_argument("files", nargs="+", metavar="FILE", help="capture file(s), read one after another")
+    c.add_argument("--only", nargs="+", metavar="NAME", help="only these messages (names or 0xNN ids)")
+    c.add_argument("--stats", action="store_true", help="counts per message, rates, gaps and malformed packets")
+    c.add_argument("--json", action="store_true", help="JSON: one object per message, or the statistics")
+    c.add_argument("--port", type=int, default=5551, help="the robot's UDP port in pcap files (default 5551)")
     return parser
 
 

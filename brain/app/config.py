@@ -87,6 +87,9 @@ class Config:
     #: pin that thread to this CPU (None: any)
     frame_clock_cpu: int | None = None
     log_level: str = "INFO"
+    #: ``run --record``: size of one recording file (MB) before it rotates, and older files kept
+    record_max_mb: float = 20.0
+    record_files: int = 5
     #: the file these settings came from (None: built-in defaults only)
     source: Path | None = None
     #: where the personality setting was written ("file:line: personality"), for error messages
@@ -249,7 +252,7 @@ class _Fields:
         return typ(value)
 
 
-TOP_LEVEL = ("robot", "personality", "resources", "heartbeat_hz", "frame_clock", "logging", "dashboard")
+TOP_LEVEL = ("robot", "personality", "resources", "heartbeat_hz", "frame_clock", "logging", "dashboard", "record")
 ROBOT_KEYS = ("host", "port", "lost_after_s", "reconnect_initial_s", "reconnect_max_s", "connect_timeout_s")
 
 
@@ -301,6 +304,13 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         cfg.frame_clock_priority = fields.number(clock, "priority", int, 0, 99)
     if clock.get("cpu") is not None:
         cfg.frame_clock_cpu = fields.number(clock, "cpu", int, 0, 1023)
+    record = top.mapping(data, "record", "max_mb, files")
+    fields = top.child("record")
+    fields.only(record, ("max_mb", "files"))
+    if "max_mb" in record:
+        cfg.record_max_mb = fields.number(record, "max_mb", float, 0.01, 100_000)
+    if "files" in record:
+        cfg.record_files = fields.number(record, "files", int, 0, 1000)
     logging_cfg = top.mapping(data, "logging", "level")
     fields = top.child("logging")
     fields.only(logging_cfg, ("level",))

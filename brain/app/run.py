@@ -20,6 +20,9 @@ While running:
 - under systemd (``$NOTIFY_SOCKET``) it reports READY, STATUS, RELOADING, STOPPING and watchdog
   keep-alives (:mod:`brain.app.notify`).
 
+``--record FILE`` writes every datagram of the robot's connection to FILE (see
+:mod:`driver.capture.recorder`; ``record.max_mb`` and ``record.files`` bound it).
+
 SIGTERM or SIGINT (or the end of ``--duration``) stops it: the tree stops, the controller
 stops, the motors stop, the face goes neutral and the link says goodbye once; exit code 0. A
 second SIGTERM or SIGINT exits at once with 128 + the signal number.
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import functools
 import logging
 import os
 import signal
@@ -62,6 +66,7 @@ YAML_NAMES = {
     "reconnect_initial_s": "robot.reconnect_initial_s", "reconnect_max_s": "robot.reconnect_max_s",
     "connect_timeout_s": "robot.connect_timeout_s", "frame_clock_priority": "frame_clock.priority",
     "frame_clock_cpu": "frame_clock.cpu", "log_level": "logging.level",
+    "record_max_mb": "record.max_mb", "record_files": "record.files",
 }
 
 
@@ -77,6 +82,8 @@ class RunOptions:
     duration: float | None = None
     sim_script: list[Any] = dataclasses.field(default_factory=list)
     audio: bool = False
+    #: write every datagram of the robot's connection here (``--record``)
+    record: Path | None = None
     #: -v or -q was given: the config's logging.level does not apply
     log_level_fixed: bool = False
 
@@ -121,6 +128,7 @@ class Daemon:
             controller_options={"release_priority": cfg.frame_clock_priority or None,
                                 "release_cpu": cfg.frame_clock_cpu})
         simulator: Any = None
+        recorder: Any = None
         try:
             stack.prepare()
             if self.stop.is_set():
@@ -132,8 +140,16 @@ class Daemon:
                 simulator = await SimulatedCozmo("127.0.0.1", 0, script=self.options.sim_script,
                                                  play_audio=self.options.audio).start()
                 address = simulator.address
+            open_link = None
+            if self.options.record is not None:
+                recorder = self._recorder(self.options.record, address)
+                if recorder is None:
+                    return 1
+                from driver.link import Link
+
+                open_link = functools.partial(Link.open, tap=recorder.engine_tap)
             self.notifier.status(f"connecting to the robot at {address[0]}:{address[1]}", force=True)
-            brain = await self._unless_stopped(stack.start(address))
+            brain = await self._unless_stopped(stack.start(address, open_link=open_link))
             if brain is None:
                 log.info("stopped before the robot answered")
                 return self.exit_code
@@ -154,7 +170,25 @@ class Daemon:
             await stack.close()
             if simulator is not None:
                 await simulator.stop()
+            if recorder is not None:
+                recorder.close()
+                log.info("recorded %d datagrams to %s", recorder.datagrams, self.options.record)
             self.notifier.close()
+
+    def _recorder(self, path: Path, address: tuple[str, int]) -> Any:
+        """The recording of the robot's traffic for ``--record`` (None, said why, when it cannot be written)."""
+        from driver.capture.recorder import CaptureRecorder
+
+        cfg = self.cfg
+        try:
+            recorder = CaptureRecorder(path, max_bytes=int(cfg.record_max_mb * 1e6), keep=cfg.record_files,
+                                       peer=f"{address[0]}:{address[1]}")
+        except OSError as exc:
+            log.error("--record %s: cannot write: %s", path, exc.strerror or exc)
+            return None
+        log.info("recording the robot's traffic to %s (%g MB a file, %d older files kept)", path,
+                 cfg.record_max_mb, cfg.record_files)
+        return recorder
 
     def _serve(self, brain: Brain) -> None:
         """Start the heartbeat, the file watcher and the reloader, and tell systemd the daemon is up."""
@@ -342,7 +376,8 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(
         config=args.config, sim=args.sim, robot=robot, personality=personality if args.personality else None,
         resources=roots if args.resources else None, duration=args.duration, sim_script=script,
-        audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed)
+        audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed,
+        record=Path(args.record) if getattr(args, "record", None) else None)
 
     async def main() -> int:
         return await Daemon(cfg, options).run()

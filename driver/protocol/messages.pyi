@@ -52,19 +52,20 @@ __all__ = [
     "PathEventType", "Record", "RobotStatusFlag", "Struct", "UnknownMessage", "UpAxis", "all_messages", "decode",
     "decode_packets", "encode", "encode_body", "is_oob", "messages_from_robot", "messages_to_robot", "rgb555",
     "rgb555_to_rgb", "LightState", "Connect", "Disconnect", "Ping", "Keyframe", "LightStateCenter", "CubeLights",
-    "ObjectConnect", "StreamObjectAccel", "SetAccessoryDiscovery", "SetHeadLight", "CubeId", "LightStateSide", "Enable",
-    "DriveWheels", "TurnInPlaceAtSpeed", "MoveLift", "MoveHead", "SetLiftHeight", "SetHeadAngle", "TurnInPlace",
-    "StopAllMotors", "ClearPath", "AppendPathSegLine", "AppendPathSegArc", "AppendPathSegPointTurn", "TrimPath",
-    "ExecutePath", "SetOrigin", "SyncTime", "EnableCamera", "SetCameraParams", "StartMotorCalibration",
-    "EnableStopOnCliff", "SetRobotVolume", "EnableColorImages", "NvStorageOp", "AbortAnimation", "OutputAudio",
-    "OutputSilence", "RecordHeading", "TurnToRecordedHeading", "AnimHead", "AnimLift", "DisplayImage",
-    "AnimBackpackLights", "AnimBody", "EndAnimation", "StartAnimation", "EnableAnimationState", "ShutdownRobot",
-    "WifiOff", "FirmwareUpdate", "DebugData", "ObjectMoved", "ObjectStoppedMoving", "ObjectTapped", "ObjectTapFiltered",
-    "RobotDelocalized", "RobotPoked", "AcknowledgeAction", "PathFollowingEvent", "HardwareInfo", "AnimationStarted",
+    "SetPropSlot", "StreamObjectAccel", "SetAccessoryDiscovery", "SetHeadLight", "CubeId", "LightStateSide",
+    "GetManufacturingInfo", "DriveWheels", "DriveWheelsCurvature", "MoveLift", "MoveHead", "SetLiftHeight",
+    "SetHeadAngle", "TurnInPlace", "TurnInPlaceAtSpeed", "StopAllMotors", "ClearPath", "AppendPathSegLine",
+    "AppendPathSegArc", "AppendPathSegPointTurn", "TrimPath", "ExecutePath", "SetOrigin", "IMURequest", "SyncTime",
+    "EnableCamera", "SetCameraParams", "StartMotorCalibration", "EnableStopOnCliff", "SetRobotVolume",
+    "EnableColorImages", "NvStorageOp", "AbortAnimation", "OutputAudio", "OutputSilence", "RecordHeading",
+    "TurnToRecordedHeading", "AnimHead", "AnimLift", "DisplayImage", "AnimBackpackLights", "AnimBody", "EndAnimation",
+    "StartAnimation", "EnableAnimationState", "ShutdownRobot", "WifiOff", "FirmwareUpdate", "DebugData", "ObjectMoved",
+    "ObjectStoppedMoving", "ObjectTapped", "ObjectTapFiltered", "CliffEvent", "PotentialCliff", "SyncTimeAck",
+    "RobotPoked", "AcknowledgeAction", "PathFollowingEvent", "IMURawDataChunk", "HardwareInfo", "AnimationStarted",
     "AnimationEnded", "NvStorageOpResult", "ObjectPowerLevel", "ObjectConnectionState", "MotorCalibration",
-    "ObjectUpAxisChanged", "ButtonPressed", "FallingStarted", "FallingStopped", "BodyInfo", "FirmwareSignature",
-    "FirmwareUpdateResult", "RobotState", "AnimationState", "ImageChunk", "ObjectAvailable", "ImageImuData",
-    "ObjectAccel",
+    "RobotStopped", "ObjectUpAxisChanged", "MotorAutoEnabled", "ButtonPressed", "FallingStarted", "FallingStopped",
+    "WiFiFlashID", "ManufacturingID", "FirmwareSignature", "FirmwareUpdateResult", "RobotState", "AnimationState",
+    "ImageChunk", "ObjectAvailable", "ImageImuData", "ObjectAccel",
 ]
 
 
@@ -155,15 +156,17 @@ class CubeLights(Message):
     def __init__(self, states: Iterable[LightState] | None = None) -> None: ...
 
 
-class ObjectConnect(Message):
-    """Connect to (or drop) the accessory with this factory id."""
+class SetPropSlot(Message):
+    """Connect the accessory with this factory id in a slot; the robot connects only when asked."""
 
     ID: ClassVar[Literal[0x05]]
     PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
     SIZE: ClassVar[Literal[5]]
+    #: 0 empties the slot (disconnects its cube)
     factory_id: int
-    connect: bool
-    def __init__(self, factory_id: int = 0, connect: bool = False) -> None: ...
+    #: 0-4: the object id the cube gets while connected
+    slot: int
+    def __init__(self, factory_id: int = 0, slot: int = 0) -> None: ...
 
 
 class StreamObjectAccel(Message):
@@ -220,8 +223,8 @@ class LightStateSide(Message):
     def __init__(self, states: Iterable[LightState] | None = None, unknown: int = 0) -> None: ...
 
 
-class Enable(Message):
-    """Start-up: the robot answers with BodyInfo."""
+class GetManufacturingInfo(Message):
+    """Start-up: the robot answers with ManufacturingID."""
 
     ID: ClassVar[Literal[0x25]]
     PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
@@ -248,16 +251,17 @@ class DriveWheels(Message):
     ) -> None: ...
 
 
-class TurnInPlaceAtSpeed(Message):
-    """Spin on the spot until stopped."""
+class DriveWheelsCurvature(Message):
+    """Drive along an arc (or straight, or on the spot) until told otherwise."""
 
     ID: ClassVar[Literal[0x33]]
     PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
     SIZE: ClassVar[Literal[10]]
-    wheel_speed_mmps: float
-    wheel_accel_mmps2: float
-    direction: int
-    def __init__(self, wheel_speed_mmps: float = 0.0, wheel_accel_mmps2: float = 0.0, direction: int = 0) -> None: ...
+    speed_mmps: float
+    accel_mmps2: float
+    #: 32767 drives straight, 0 turns on the spot
+    curvature_radius_mm: int
+    def __init__(self, speed_mmps: float = 0.0, accel_mmps2: float = 0.0, curvature_radius_mm: int = 32767) -> None: ...
 
 
 class MoveLift(Message):
@@ -347,6 +351,17 @@ class TurnInPlace(Message):
         is_absolute: bool = False,
         action_id: int = 0,
     ) -> None: ...
+
+
+class TurnInPlaceAtSpeed(Message):
+    """Spin on the spot until stopped."""
+
+    ID: ClassVar[Literal[0x3A]]
+    PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
+    SIZE: ClassVar[Literal[8]]
+    speed_rad_per_sec: float
+    accel_rad_per_sec2: float
+    def __init__(self, speed_rad_per_sec: float = 0.0, accel_rad_per_sec2: float = 0.0) -> None: ...
 
 
 class StopAllMotors(Message):
@@ -492,8 +507,18 @@ class SetOrigin(Message):
     ) -> None: ...
 
 
+class IMURequest(Message):
+    """Ask for a burst of raw IMU readings (IMURawDataChunk) lasting this long."""
+
+    ID: ClassVar[Literal[0x4A]]
+    PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
+    SIZE: ClassVar[Literal[4]]
+    length_ms: int
+    def __init__(self, length_ms: int = 0) -> None: ...
+
+
 class SyncTime(Message):
-    """Start-up: align the robot clock; the robot then streams RobotState."""
+    """Start-up: align the robot clock; answered by SyncTimeAck, later RobotState starts."""
 
     ID: ClassVar[Literal[0x4B]]
     PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
@@ -853,8 +878,30 @@ class ObjectTapFiltered(Message):
     def __init__(self, timestamp: int = 0, object_id: int = 0, time: int = 0, intensity: int = 0) -> None: ...
 
 
-class RobotDelocalized(Message):
-    """The robot lost track of where it is (for example, picked up)."""
+class CliffEvent(Message):
+    """A cliff was seen (held 500 ms to rule out a pick-up) or cleared (flags 0)."""
+
+    ID: ClassVar[Literal[0xC0]]
+    PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
+    SIZE: ClassVar[Literal[6]]
+    timestamp: int
+    #: a bit per cliff sensor; Cozmo's one sensor sets bits 0 and 1
+    detected_flags: int
+    did_stop_for_cliff: bool
+    def __init__(self, timestamp: int = 0, detected_flags: int = 0, did_stop_for_cliff: bool = False) -> None: ...
+
+
+class PotentialCliff(Message):
+    """A cliff reading while stop-on-cliff is off."""
+
+    ID: ClassVar[Literal[0xC1]]
+    PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
+    SIZE: ClassVar[Literal[0]]
+    def __init__(self) -> None: ...
+
+
+class SyncTimeAck(Message):
+    """Start-up: the robot's answer to SyncTime, about 30 ms later."""
 
     ID: ClassVar[Literal[0xC2]]
     PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
@@ -891,6 +938,28 @@ class PathFollowingEvent(Message):
     #: values: PathEventType
     event_type: int
     def __init__(self, event_id: int = 0, event_type: int = 0) -> None: ...
+
+
+class IMURawDataChunk(Message):
+    """One raw IMU reading of a burst asked for with IMURequest."""
+
+    ID: ClassVar[Literal[0xC7]]
+    PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
+    SIZE: ClassVar[Literal[14]]
+    #: mm/s², head frame
+    accel: tuple[int, ...]
+    #: mrad/s, head frame
+    gyro: tuple[int, ...]
+    #: 0 for the first reading of a burst, 2 for the last
+    order: int
+    timestamp: int
+    def __init__(
+        self,
+        accel: Iterable[int] = ...,
+        gyro: Iterable[int] = ...,
+        order: int = 0,
+        timestamp: int = 0,
+    ) -> None: ...
 
 
 class HardwareInfo(Message):
@@ -995,6 +1064,16 @@ class MotorCalibration(Message):
     def __init__(self, motor_id: int = 0, calib_started: bool = False, auto_started: bool = False) -> None: ...
 
 
+class RobotStopped(Message):
+    """The firmware stopped the motors by itself (at a cliff)."""
+
+    ID: ClassVar[Literal[0xD4]]
+    PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
+    SIZE: ClassVar[Literal[1]]
+    reason: int
+    def __init__(self, reason: int = 0) -> None: ...
+
+
 class ObjectUpAxisChanged(Message):
     """A cube was turned onto another face."""
 
@@ -1006,6 +1085,18 @@ class ObjectUpAxisChanged(Message):
     #: values: UpAxis
     axis: int
     def __init__(self, timestamp: int = 0, object_id: int = 0, axis: int = 7) -> None: ...
+
+
+class MotorAutoEnabled(Message):
+    """The firmware switched a motor off or on by itself (the lift, when someone forces it)."""
+
+    ID: ClassVar[Literal[0xD8]]
+    PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
+    SIZE: ClassVar[Literal[2]]
+    #: values: MotorId
+    motor_id: int
+    enabled: bool
+    def __init__(self, motor_id: int = 0, enabled: bool = False) -> None: ...
 
 
 class ButtonPressed(Message):
@@ -1024,8 +1115,8 @@ class FallingStarted(Message):
     ID: ClassVar[Literal[0xDD]]
     PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
     SIZE: ClassVar[Literal[4]]
-    unknown: int
-    def __init__(self, unknown: int = 0) -> None: ...
+    timestamp: int
+    def __init__(self, timestamp: int = 0) -> None: ...
 
 
 class FallingStopped(Message):
@@ -1034,14 +1125,24 @@ class FallingStopped(Message):
     ID: ClassVar[Literal[0xDE]]
     PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
     SIZE: ClassVar[Literal[12]]
-    unknown: int
+    timestamp: int
     duration_ms: int
     impact_intensity: float
-    def __init__(self, unknown: int = 0, duration_ms: int = 0, impact_intensity: float = 0.0) -> None: ...
+    def __init__(self, timestamp: int = 0, duration_ms: int = 0, impact_intensity: float = 0.0) -> None: ...
 
 
-class BodyInfo(Message):
-    """Start-up: answer to Enable."""
+class WiFiFlashID(Message):
+    """Start-up: the id of the Wi-Fi chip's flash."""
+
+    ID: ClassVar[Literal[0xEC]]
+    PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
+    SIZE: ClassVar[Literal[4]]
+    flash_id: int
+    def __init__(self, flash_id: int = 0) -> None: ...
+
+
+class ManufacturingID(Message):
+    """Start-up: answer to GetManufacturingInfo (body serial, hardware version, colour)."""
 
     ID: ClassVar[Literal[0xED]]
     PACKET_TYPE: ClassVar[Literal[PacketType.COMMAND]]
@@ -1095,7 +1196,8 @@ class RobotState(Message):
     lwheel_speed_mmps: float
     rwheel_speed_mmps: float
     head_angle_rad: float
-    lift_height_mm: float
+    #: -0.198 with the lift down; height = 45 + 66 sin(angle) mm
+    lift_angle_rad: float
     accel_x: float
     accel_y: float
     accel_z: float
@@ -1121,7 +1223,7 @@ class RobotState(Message):
         lwheel_speed_mmps: float = 0.0,
         rwheel_speed_mmps: float = 0.0,
         head_angle_rad: float = 0.0,
-        lift_height_mm: float = 0.0,
+        lift_angle_rad: float = 0.0,
         accel_x: float = 0.0,
         accel_y: float = 0.0,
         accel_z: float = 0.0,
