@@ -23,7 +23,7 @@ import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
@@ -34,6 +34,9 @@ from .protocol.frame import DecodeError, RawPacket
 from .protocol.linkstate import Backoff
 from .samples import OrientationDetector, RobotStateSample, RobotStatus, state_from_message
 from .startup import StartUp
+
+if TYPE_CHECKING:  # the vision block at the end imports driver.vision only when it is used
+    from .vision import Vision, VisionConfig
 
 log = logging.getLogger(__name__)
 
@@ -509,3 +512,54 @@ class Robot(RobotConnection):
             link.release_cpu = cpu if cpu is not None else link.release_cpu
             self._frame_release_link = link
         return link
+
+    # ------------------------------------------------------------------ vision (camera → driver.vision)
+    # A separate block: the camera's ImageChunk messages and the RobotState samples reach a
+    # driver.vision.Vision through a message listener, and its face and motion events come back
+    # through _emit like every other robot event. Nothing else in the Robot knows about vision.
+
+    vision: Vision | None = None
+
+    def start_vision(self, config: VisionConfig | None = None, *, color: bool = False) -> Vision:
+        """Stream the camera (QVGA, grey or colour) into a vision pipeline whose events
+        (face_seen, face_moved, face_lost, motion_seen) reach this Robot's listeners.
+
+        May be called before :meth:`connect`: the camera is switched on once connected, and again
+        after every reconnection (a robot that rebooted has it off)."""
+        from .vision import Vision
+
+        if self.vision is not None:
+            raise RobotError("vision is already running; stop_vision() first")
+        vision = Vision(config, emit=self._emit, name=self.name)
+
+        def route(msg: Any) -> None:
+            try:
+                if isinstance(msg, m.ImageChunk):
+                    vision.on_chunk(msg, self._now())
+                elif isinstance(msg, m.RobotState) and self.state is not None:
+                    vision.on_state(self.state)
+            except Exception:  # never out into the receive path
+                log.exception("%s: vision could not take %s", self.name, type(msg).__name__)
+
+        def on_event(event: ev.RobotEvent) -> None:
+            if isinstance(event, (ev.RobotLost, ev.Reconnected)):
+                vision.reset()  # no half frame across the gap; the robot's clock starts again
+            if isinstance(event, (ev.Connected, ev.Reconnected)):
+                self.enable_camera(True, color)
+
+        self._vision_unhook = (self.add_message_listener(route), self.add_listener(on_event))
+        self.vision = vision
+        if self.connected:
+            self.enable_camera(True, color)
+        return vision
+
+    async def stop_vision(self) -> None:
+        """Stop the camera stream (while connected) and the vision pipeline."""
+        vision, self.vision = self.vision, None
+        if vision is None:
+            return
+        for unhook in self._vision_unhook:
+            unhook()
+        if self.connected:
+            self.enable_camera(False)
+        await vision.close()
