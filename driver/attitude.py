@@ -62,6 +62,11 @@ __all__ = [
 GRAVITY_MMPS2 = 9810.0
 #: The head motor (MotorCalibration's motor id 3).
 HEAD_MOTOR = 3
+# Status bits as plain ints: flag arithmetic on the enum costs more than the rest of a reading.
+_PICKED_UP = int(RobotStatus.IS_PICKED_UP)
+_FALLING = int(RobotStatus.IS_FALLING)
+_PICKING_OR_PLACING = int(RobotStatus.IS_PICKING_OR_PLACING)
+_MOVEMENT_RESET = int(RobotStatus.IS_PICKED_UP | RobotStatus.IS_ON_CHARGER | RobotStatus.CLIFF_DETECTED)
 
 Vector = tuple[float, float, float]
 
@@ -118,8 +123,11 @@ def head_to_body(v: Vector, head_angle_rad: float) -> Vector:
     (cos θ, 0, sin θ) in the body. At θ = −25° a level robot's (−4150, 0, 8890) comes back as
     (0, 0, 9810).
     """
+    return _rotate(v, math.cos(head_angle_rad), math.sin(head_angle_rad))
+
+
+def _rotate(v: Vector, c: float, s: float) -> Vector:
     x, y, z = v
-    c, s = math.cos(head_angle_rad), math.sin(head_angle_rad)
     return (x * c - z * s, y, x * s + z * c)
 
 
@@ -261,7 +269,9 @@ class SlopeDetector:
     def update(self, now: float, *, pitch_deg: float, gyro: Vector, picked_up: bool, state: str) -> bool:
         """Feed one reading; True on the reading the robot is found placed on a slope."""
         c = self.config
-        if self.moved_at is None or max(abs(g) for g in gyro) > c.slope_quiet_radps:
+        quiet = c.slope_quiet_radps
+        if self.moved_at is None or not (-quiet <= gyro[0] <= quiet and -quiet <= gyro[1] <= quiet
+                                         and -quiet <= gyro[2] <= quiet):
             self.moved_at = now
         if picked_up:
             self.held_at = now
@@ -406,38 +416,34 @@ class Attitude:
             out.append(ev.Shaken(t, duration_s=duration, strength=self.shake.strength(duration)))
         if self.head_calibrating:
             return out
-        body = head_to_body(head_accel, p.head_angle_rad)
+        cos_head, sin_head = math.cos(p.head_angle_rad), math.sin(p.head_angle_rad)
+        body = _rotate(head_accel, cos_head, sin_head)
         k = self.config.accel_filter
         prev = self.accel
         self.accel = body if prev is None else (
             (1 - k) * prev[0] + k * body[0], (1 - k) * prev[1] + k * body[1], (1 - k) * prev[2] + k * body[2])
-        picked_up = sample.has(RobotStatus.IS_PICKED_UP)
+        status = int(sample.status)
+        picked_up = bool(status & _PICKED_UP)
         pitch = self.pitch_deg
         previous = self.treads.state
-        changed = self.treads.update(t, falling=sample.has(RobotStatus.IS_FALLING), picked_up=picked_up,
+        changed = self.treads.update(t, falling=bool(status & _FALLING), picked_up=picked_up,
                                      side_mmps2=self.accel[1], pitch_deg=pitch)
         if changed is not None:
             out.append(ev.OrientationChanged(t, orientation=changed, previous=previous))
             if changed == ev.UPRIGHT:
                 out.append(ev.ReturnedToTreads(t, previous=previous))
-        gyro = head_to_body((imu.gyro_x_radps, imu.gyro_y_radps, imu.gyro_z_radps), p.head_angle_rad)
+        gyro = _rotate((imu.gyro_x_radps, imu.gyro_y_radps, imu.gyro_z_radps), cos_head, sin_head)
         still_pitch = math.degrees(math.atan2(body[0], body[2]))
         if self.slope.update(t, pitch_deg=still_pitch, gyro=gyro, picked_up=picked_up, state=self.state):
             out.append(ev.PlacedOnSlope(t, pitch_deg=still_pitch))
-        out.extend(self._movement(t, sample, gyro[2]))
+        if not status & _PICKING_OR_PLACING:
+            if status & _MOVEMENT_RESET:
+                self.movement.reset()
+            else:
+                found = self.movement.update(p.left_wheel_mmps, p.right_wheel_mmps, gyro[2])
+                if found is not None:
+                    out.append(ev.UnexpectedMovement(t, side=found[0], movement=found[1]))
         return out
-
-    def _movement(self, t: float, sample: RobotStateSample, gyro_z: float) -> list[ev.RobotEvent]:
-        if sample.has(RobotStatus.IS_PICKING_OR_PLACING):
-            return []
-        if sample.status & (RobotStatus.IS_PICKED_UP | RobotStatus.IS_ON_CHARGER | RobotStatus.CLIFF_DETECTED):
-            self.movement.reset()
-            return []
-        p = sample.proprioception
-        found = self.movement.update(p.left_wheel_mmps, p.right_wheel_mmps, gyro_z)
-        if found is None:
-            return []
-        return [ev.UnexpectedMovement(t, side=found[0], movement=found[1])]
 
 
 def describe(event: ev.RobotEvent) -> str:
