@@ -187,6 +187,8 @@ class Robot:
         self.state: RobotStateSample | None = None
         self.link: Link | None = None
         self.malformed_messages = 0
+        #: the last image sent to the face display (run-length encoded, see driver.animation.display)
+        self.display_shown: bytes | None = None
         self._listeners: list[EventListener] = []
         self._hazard_listeners: list[EventListener] = []
         self._msg_listeners: list[Callable[[Any], None]] = []
@@ -618,6 +620,7 @@ class Robot:
     def display_image(self, encoded: bytes) -> None:
         """Show a run-length-encoded 128×32 image on the face (see driver.animation.display)."""
         self.send(m.DisplayImage(image=encoded))
+        self.display_shown = encoded
 
     def play_audio_frame(self, samples: bytes | None) -> None:
         """Send one animation frame of audio: 744 µ-law bytes, or None for silence."""
