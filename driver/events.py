@@ -287,6 +287,92 @@ class OrientationChanged(RobotEvent):
         return self.orientation in (ON_LEFT_SIDE, ON_RIGHT_SIDE)
 
 
+# ----------------------------------------------------------------------------- vision
+
+
+@dataclass(frozen=True)
+class FaceInView:
+    """Where a face is, as the camera saw it (the fields of the face events).
+
+    ``box`` is (x, y, width, height) in image pixels, smoothed over the frames; ``pan_rad`` is the
+    direction left of the body's heading and ``tilt_rad`` above the horizontal, both at capture
+    time (the head angle then, not now); ``heading_rad`` is the same direction in the world frame
+    (the body's heading at capture plus ``pan_rad``); ``distance_mm`` is estimated from the box's
+    width; ``x_mm``, ``y_mm``, ``z_mm`` put the face in the robot's world frame (its pose's
+    origin), so a face that left the picture can still be turned to. ``captured_at`` is the host
+    time (s) of the frame it was last detected in, ``image_id`` that frame.
+    """
+
+    face_id: int = 0
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    pan_rad: float = 0.0
+    tilt_rad: float = 0.0
+    heading_rad: float = 0.0
+    distance_mm: float = 0.0
+    x_mm: float = 0.0
+    y_mm: float = 0.0
+    z_mm: float = 0.0
+    captured_at: float = 0.0
+    image_id: int = 0
+
+
+@dataclass(frozen=True)
+class FaceSeen(FaceInView, RobotEvent):
+    """A face came into view (detected in more than one frame); ``face_id`` stays while it is in view."""
+    KIND: ClassVar[str] = "face_seen"
+
+
+@dataclass(frozen=True)
+class FaceMoved(FaceInView, RobotEvent):
+    """A face in view moved (or came nearer or went further) noticeably since it was last reported."""
+    KIND: ClassVar[str] = "face_moved"
+
+
+@dataclass(frozen=True)
+class FaceLost(FaceInView, RobotEvent):
+    """A face was not seen for a while (the vision settings' timeout); the fields say where it was last."""
+    KIND: ClassVar[str] = "face_lost"
+
+    seen_for_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class MotionSeen(RobotEvent):
+    """Something moved in front of the still robot.
+
+    ``where`` is the most specific place: ``ground`` (the floor just in front), ``left``,
+    ``right``, ``top`` (the picture's borders) or ``image`` (anywhere); ``regions`` lists every
+    place that saw it, and :meth:`matches` accepts any of them, so ``value: ground`` selects
+    motion on the floor. ``img_x``/``img_y`` are the centroid in image pixels, ``amount`` how much
+    (changed share of the image or floor; a border region's response), ``pan_rad``/``tilt_rad``
+    its direction in the robot frame at capture, ``heading_rad`` in the world frame, and for
+    ``ground`` the floor point ``ground_x_mm``/``ground_y_mm`` (ahead, left; robot frame).
+    """
+    KIND: ClassVar[str] = "motion_seen"
+
+    where: str = "image"
+    regions: tuple[str, ...] = ()
+    img_x: float = 0.0
+    img_y: float = 0.0
+    amount: float = 0.0
+    pan_rad: float = 0.0
+    tilt_rad: float = 0.0
+    heading_rad: float = 0.0
+    ground_x_mm: float | None = None
+    ground_y_mm: float | None = None
+    captured_at: float = 0.0
+    image_id: int = 0
+
+    @property
+    def value(self) -> str:
+        """The most specific place (what an event filter's ``value`` is compared with)."""
+        return self.where
+
+    def matches(self, name: str) -> bool:
+        """True when motion was seen in ``name`` (``ground``, ``left``, ``right``, ``top``, ``image``)."""
+        return name == self.where or name in self.regions
+
+
 # ----------------------------------------------------------------------------- kinds as types
 
 

@@ -11,7 +11,9 @@ from typing import Any, TypeVar
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+#: The shared reference data beside the checkout (the nearest ``shared/`` folder above it).
+SHARED = next((p / "shared" for p in REPO.parents if (p / "shared").is_dir()), REPO.parent / "shared")
+REAL_DATA = SHARED / "real_data"
 SAMPLE_RESOURCES = SHARED / "cozmo_resources_sample" / "cozmo_resources"
 #: Real robot data (captures of real firmware-2457 sessions, face fixtures) is never copied into the
 #: repository: it is read from ../shared/real_data beside the checkout, else /work/shared/real_data.

@@ -107,7 +107,7 @@ def test_closing_or_resetting_cancels_a_waiting_frame() -> None:
         try:
             with engine.frame_at(loop.time() + 0.100):
                 engine.send(_cmd(1))
-            engine._peer_disconnected()  # a reset of the connection drops what it had prepared
+            engine.forget("reset")  # a reset of the connection drops what it had prepared
             await asyncio.sleep(0.200)
             assert got == []
             await engine.connect(timeout=2.0)

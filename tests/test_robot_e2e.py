@@ -254,7 +254,7 @@ def test_no_robot_gives_a_clear_error() -> None:
         sim = await SimulatedCozmo(port=0).start()
         port = sim.port
         await sim.stop()
-        robot = Robot("127.0.0.1", port, connect_timeout=0.6)
+        robot = Robot("127.0.0.1", port, connect_timeout_s=0.6)
         with pytest.raises(RobotError, match="cannot connect"):
             await robot.connect()
 

@@ -22,7 +22,7 @@ log = logging.getLogger("cozmo_brain")
 #: subcommand -> "module:function"; the function takes the parsed namespace and returns an exit code.
 HANDLERS: dict[str, str] = {
     "run": "brain.app.run:run_command",
-    "sim": "driver.sim.server:sim_command",
+    "sim": "driver.sim.serve:sim_command",
     "check": "brain.app.check:check_command",
     "tree": "brain.app.tree:tree_command",
     "anim": "brain.app.anim:anim_command",
