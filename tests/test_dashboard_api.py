@@ -6,6 +6,7 @@ test (``run --robot``, through the daemon harness), and the access rules from ot
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import shutil
 import time
@@ -105,6 +106,16 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                     assert (answer.status, (await answer.json())["message"]) == (200, "Happy set to 0.90")
                     seen = await _until(ws, lambda u: u["mood"].get("Happy", 0) > 0.85, 3, "Happy at 0.9")
 
+                    # the camera, switched on from the page: JPEG frames of the simulated room come
+                    answer = await http.post(daemon.url + "api/act", json={"action": "camera", "on": True})
+                    assert (answer.status, (await answer.json())["message"]) == (200, "camera on")
+                    seen = await _until(ws, lambda u: bool(u.get("camera")), 10, "a camera frame")
+                    frame = seen[-1]["camera"]
+                    assert base64.b64decode(frame["jpeg"])[:2] == b"\xff\xd8"
+                    assert (frame["width"], frame["height"]) == (320, 240) and seen[-1]["robot"]["camera"]
+                    answer = await http.post(daemon.url + "api/act", json={"action": "camera", "on": False})
+                    assert (await answer.json())["message"] == "camera off"
+
                     answer = await http.post(daemon.url + "api/act", json={"action": "behavior", "name": "Pouncee"})
                     assert answer.status == 400
                     assert "unknown behaviour 'Pouncee'; did you mean 'Pounce'" in (await answer.json())["error"]
@@ -135,6 +146,35 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
 
         run(main(), timeout=90)
         assert "dashboard: world event pick_up from 127.0.0.1: simulator: pick_up" in daemon.text
+
+
+STILL = """name: still
+root:
+  type: sequence
+  children: [{type: set_head_angle, params: {degrees: 10}}, {type: wait, params: {seconds: 600}}]
+"""
+
+
+def test_the_camera_panel_shows_the_faces_the_vision_tracks(tmp_path: Path) -> None:
+    """A robot that keeps still, the camera switched on from the page, a person in front of it."""
+    (tmp_path / "still.yaml").write_text(STILL)
+    with served("--sim", "--duration", "60", "--personality", "still.yaml", "--dashboard", "127.0.0.1:0",
+                cwd=tmp_path) as daemon:
+
+        async def main() -> dict[str, Any]:
+            async with aiohttp.ClientSession() as http, http.ws_connect(daemon.url + "ws") as ws:
+                await http.post(daemon.url + "api/act", json={"action": "camera", "on": True})
+                await http.post(daemon.url + "api/act", json={"action": "sim", "event": "face", "face": "alice",
+                                                             "bearing_deg": 8, "distance_m": 0.5, "height_m": 0.15})
+                seen = await _until(ws, lambda u: bool(u.get("camera") and u["camera"]["faces"]), 15, "a face")
+                return dict(seen[-1]["camera"])
+
+        camera = run(main(), timeout=60)
+        [face] = camera["faces"]
+        x, y, w, h = face["box"]
+        # the photograph stands 8° to the left of where the head points: its middle is 289 px (the focal
+        # length) × tan 8° = 41 px left of the picture's centre (155 px), within the detector's slack
+        assert abs(x + w / 2 - (155 - 41)) < 25 and 0 <= y and y + h <= 240 and 40 <= w <= 140
 
 
 def _config(tmp_path: Path, text: str) -> Path:

@@ -8,6 +8,8 @@ Each request is one JSON object with an ``action``:
   a behaviour class) now;
 - ``{"action": "clip", "name": "anim_..."}``: play a clip, or an animation trigger's clip, now;
 - ``{"action": "emotion", "emotion": "Happy", "value": 0.8}``: set an emotion;
+- ``{"action": "camera", "on": true}``: switch the camera and its vision (faces, motion) on or off
+  (``run`` leaves it off: it costs a worker thread's CPU);
 - ``{"action": "reload"}``: reload the personality (the answer carries the errors of a broken one,
   ``file:line: key: message``).
 
@@ -130,7 +132,7 @@ class Controls:
             raise ControlError(400, "expected a JSON object such as {\"action\": \"reload\"}")
         action = request.get("action")
         handlers = {"sim": self._sim, "behavior": self._behavior, "clip": self._clip, "emotion": self._emotion,
-                    "reload": self._reload}
+                    "reload": self._reload, "camera": self._camera}
         handler = handlers.get(action) if isinstance(action, str) else None
         if handler is None:
             raise ControlError(400, f"action: expected one of {', '.join(handlers)}, got {action!r}")
@@ -264,6 +266,22 @@ class Controls:
 
         return dict(await self._on_next_beat(apply))
 
+    async def _camera(self, request: dict[str, Any]) -> dict[str, Any]:
+        on = request.get("on", True)
+        if not isinstance(on, bool):
+            raise ControlError(400, f"on: expected true or false, got {on!r}")
+        robot = self.brain.robot
+        if on == (robot.vision is not None):
+            return {"ok": True, "message": f"the camera is {'on' if on else 'off'} already"}
+        if not on:
+            await robot.stop_vision()
+            return {"ok": True, "message": "camera off"}
+        try:
+            robot.start_vision()
+        except Exception as exc:  # a detector or decoder that cannot load: say which
+            raise ControlError(409, f"the camera cannot start: {exc}") from None
+        return {"ok": True, "message": "camera on"}
+
     async def _reload(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.reload is None:
             raise ControlError(409, "this daemon cannot reload")
@@ -289,4 +307,6 @@ def _summary(request: dict[str, Any]) -> str:
         return f"{action} {request.get('name')}"
     if action == "emotion":
         return f"emotion {request.get('emotion')} = {request.get('value')}"
+    if action == "camera":
+        return f"camera {'on' if request.get('on', True) else 'off'}"
     return str(action)

@@ -44,7 +44,8 @@ UPDATES_PER_S = 10.0
 #: Messages waiting for one page before it counts as too slow and is closed.
 QUEUE_LIMIT = 50
 COOKIE = "cozmo_brain_token"
-STATIC = {"index.html": "text/html", "app.js": "text/javascript", "style.css": "text/css"}
+STATIC = {"index.html": "text/html", "app.js": "text/javascript", "common.js": "text/javascript",
+          "draw.js": "text/javascript", "style.css": "text/css"}
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws: wss:; "
                                "frame-ancestors 'none'",

@@ -77,6 +77,8 @@ def robot_state(robot: Any, *, hazard: str | None, safety_stops: int, suspended:
         "address": f"{robot.address[0]}:{robot.address[1]}",
         "firmware": robot.info.firmware_version, "serial": f"0x{robot.info.serial_number:08x}",
         "orientation": robot.orientation, "hazard": hazard, "safety_stops": safety_stops,
+        "losses": getattr(robot, "losses", 0), "reconnects": getattr(robot, "reconnects", 0),
+        "camera": getattr(robot, "vision", None) is not None,
     }
     link = robot.link
     if link is not None:
@@ -190,7 +192,20 @@ class CameraView:
         motion = self.motion if self.motion is not None and now - self.motion["at"] < MOTION_SHOWN_S else None
         return {"jpeg": base64.b64encode(jpeg).decode("ascii") if jpeg else None,
                 "width": int(getattr(sample, "width", 320)), "height": int(getattr(sample, "height", 240)),
-                "faces": list(self.faces.values()), "motion": motion}
+                "faces": self._faces(), "motion": motion}
+
+    def _faces(self) -> list[dict[str, Any]]:
+        """The faces in view: the vision's tracks where it has them (their boxes follow the robot's
+        turns into the newest picture), else the last face events' boxes."""
+        tracks = getattr(self._vision, "faces", None)
+        if not isinstance(tracks, list):
+            return list(self.faces.values())
+        out = []
+        for track in tracks:
+            box = track.box
+            out.append({"id": int(track.face_id),
+                        "box": [round(float(box.x)), round(float(box.y)), round(float(box.w)), round(float(box.h))]})
+        return out
 
     def reset(self) -> None:
         """Send the newest frame again on the next poll (a new page joined)."""
