@@ -30,12 +30,14 @@ def test_the_address_alone_or_a_mapping(tmp_path: Path) -> None:
     assert TOKEN not in repr(cfg)  # the secret stays out of logs that print the settings
     cfg_file.write_text("dashboard: null\n")
     assert load_config(cfg_file).dashboard_address is None
+    cfg_file.write_text("dashboard: 8080\n")  # a port alone: on the loopback
+    assert load_config(cfg_file).dashboard_address == "8080"
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("dashboard: 8080", "c.yaml:1: dashboard: expected HOST:PORT or a mapping"),
+        ("dashboard: [8080]", "c.yaml:1: dashboard: expected HOST:PORT or a mapping"),
         ("dashboard: localhost", "c.yaml:1: dashboard: expected HOST:PORT such as 127.0.0.1:8080"),
         ("dashboard:\n  address: 127.0.0.1:99999", "c.yaml:2: dashboard.address: expected HOST:PORT"),
         ("dashboard:\n  address: 127.0.0.1:80\n  token: short", "c.yaml:3: dashboard.token: expected a secret of "
@@ -57,7 +59,8 @@ def test_addresses() -> None:
     assert parse_dashboard_address("127.0.0.1:8080") == ("127.0.0.1", 8080)
     assert parse_dashboard_address("[::1]:8080") == ("::1", 8080)
     assert parse_dashboard_address("robot-pi.local:0") == ("robot-pi.local", 0)
-    for bad in ("8080", ":8080", "host:", "host:http", "::1:8080", "h:-1"):
+    assert parse_dashboard_address("8080") == parse_dashboard_address(":8080") == ("127.0.0.1", 8080)
+    for bad in ("host:", "host:http", "::1:8080", "h:-1", "99999", ":"):
         with pytest.raises(ConfigError, match="expected HOST:PORT"):
             parse_dashboard_address(bad)
 
@@ -71,7 +74,7 @@ def _run(tmp_path: Path, *args: str, config: str = "", python_prefix: str = "") 
 
 
 def test_a_bad_address_on_the_command_line_is_a_usage_error(tmp_path: Path) -> None:
-    done = _run(tmp_path, "--sim", "--duration", "1", "--dashboard", "8080")
+    done = _run(tmp_path, "--sim", "--duration", "1", "--dashboard", "localhost")
     assert done.returncode == 2
     assert "--dashboard: expected HOST:PORT such as 127.0.0.1:8080" in done.stderr
 

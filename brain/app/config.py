@@ -358,6 +358,8 @@ def _read_dashboard(cfg: Config, value: Any, top: _Fields) -> None:
     """``dashboard: HOST:PORT`` (the address alone) or a mapping of address, token and allow_control."""
     if value is None:
         return
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)  # a port alone: on the loopback
     if isinstance(value, str):
         parse_dashboard_address(value, top.where("dashboard"))
         cfg.dashboard_address = value
@@ -367,6 +369,8 @@ def _read_dashboard(cfg: Config, value: Any, top: _Fields) -> None:
     fields = top.child("dashboard")
     fields.only(value, ("address", "token", "allow_control"))
     address = value.get("address")
+    if isinstance(address, int) and not isinstance(address, bool):
+        address = str(address)
     if address is not None:
         if not isinstance(address, str):
             raise ConfigError(f"{fields.where('address')}: expected HOST:PORT, got {address!r}")
@@ -390,16 +394,19 @@ def _read_dashboard(cfg: Config, value: Any, top: _Fields) -> None:
 def parse_dashboard_address(text: str, origin: str = "--dashboard") -> tuple[str, int]:
     """``HOST:PORT`` (``[v6 address]:PORT`` for IPv6) → (host, port); port 0 takes any free port.
 
-    Raises ConfigError naming ``origin`` and what was expected.
+    A port alone (``8080`` or ``:8080``) is on 127.0.0.1, the default. Raises ConfigError naming
+    ``origin`` and what was expected.
     """
+    if text.isdigit() or (text.startswith(":") and text[1:].isdigit()):
+        text = "127.0.0.1:" + text.lstrip(":")
     host, sep, port = text.rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     elif ":" in host:
         sep = ""  # an IPv6 address without brackets: its last part is not a port
     if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ConfigError(f"{origin}: expected HOST:PORT such as 127.0.0.1:8080 ([::1]:8080 for IPv6), "
-                          f"got {text!r}")
+        raise ConfigError(f"{origin}: expected HOST:PORT such as 127.0.0.1:8080, or a port alone "
+                          f"([::1]:8080 for IPv6), got {text!r}")
     return host, int(port)
 
 
