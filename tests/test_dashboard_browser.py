@@ -74,6 +74,16 @@ def test_the_page_against_run_sim(tmp_path: Path) -> None:
               or "RobotPickedUp" in _js(driver, "return document.querySelector('#decisions').textContent"), 5)
         driver.save_screenshot(str(tmp_path / "dashboard-desktop.png"))
 
+        # rewind: a click on the timeline shows the tree, mood and decision of that moment
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        axis = driver.find_element("id", "axis")
+        ActionChains(driver).move_to_element_with_offset(axis, axis.size["width"] // 2 - 5, -30).click().perform()
+        _wait("the rewind", lambda: driver.find_element("id", "mode").text.startswith("rewound to")
+              and driver.find_element("id", "now-when").text.startswith("at "))
+        driver.find_element("id", "live").click()
+        _wait("live again", lambda: driver.find_element("id", "mode").text == "live")
+
         # a broken personality: the reload button shows the error with file and line
         text = personality.read_text()
         line = text.splitlines().index("  type: selector") + 1
