@@ -41,6 +41,7 @@ from .clip import (
     Track,
     f32_text,
 )
+from .sound_ids import audio_event_id, is_sound_name
 
 __all__ = [
     "CONTROLS",
@@ -688,9 +689,18 @@ class _Reader:
         if text == "[]":
             return ()
         parts = text.strip("[]").split(",")
-        if kind == "ilist":
-            return tuple(self.integer(line, tok, col.name, p) for p in parts)
+        if kind == "ilist":  # audio event ids: numbers, or sound names standing for their ids
+            return tuple(self.audio_id(line, tok, col.name, p) for p in parts)
         return tuple(self.number(line, _Token(p, tok.column), col.name) for p in parts)
+
+    def audio_id(self, line: _Line, tok: _Token, name: str, text: str) -> int:
+        """An audio event id: a whole number, or a sound name (its Wwise id, see ``sound_ids``)."""
+        if is_sound_name(text):
+            return audio_event_id(text)
+        if not _INT_RE.match(text):
+            raise self.fail(line.number, tok.column,
+                            f"{name} takes audio event ids (whole numbers) or sound names, got {text!r}")
+        return int(text)
 
     def integer(self, line: _Line, tok: _Token, name: str, text: str) -> int:
         if _INT_RE.match(text):
