@@ -144,6 +144,8 @@ class ReactionRunner(Behaviour):
         self.pending: Reaction | None = None
         self.pending_since = 0.0
         self.finished: Reaction | None = None
+        #: the reaction the last one to start interrupted (None: it interrupted none)
+        self.replaced: Reaction | None = None
         self.handled = 0
         self.on_start: list[Callable[[Reaction], None]] = []
 
@@ -158,6 +160,7 @@ class ReactionRunner(Behaviour):
                 return False
             log.info("reaction %s interrupts reaction %s", reaction.trigger, self.active.trigger)
             self.active.root.stop(Status.INVALID)
+        self.replaced = self.active
         self._start(reaction)
         return True
 
@@ -179,6 +182,7 @@ class ReactionRunner(Behaviour):
         if self.ctx.now() - self.pending_since > self.pending_ttl_s:
             log.debug("reaction %s waited too long and is dropped", reaction.trigger)
             return False
+        self.replaced = None
         self._start(reaction)
         return True
 
