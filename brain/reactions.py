@@ -150,6 +150,8 @@ class ReactionRunner(Behaviour):
         self.pending: Reaction | None = None
         self.pending_since = 0.0
         self.finished: Reaction | None = None
+        #: the reaction the last one to start interrupted (None: it interrupted none)
+        self.replaced: Reaction | None = None
         self.handled = 0
         self.on_start: list[Callable[[Reaction], None]] = []
 
@@ -164,6 +166,7 @@ class ReactionRunner(Behaviour):
                 return False
             log.info("reaction %s interrupts reaction %s", reaction.trigger, self.active.trigger)
             self.active.root.stop(Status.INVALID)
+        self.replaced = self.active
         self._start(reaction)
         return True
 
@@ -185,6 +188,7 @@ class ReactionRunner(Behaviour):
         if self.ctx.now() - self.pending_since > self.pending_ttl_s:
             log.debug("reaction %s waited too long and is dropped", reaction.trigger)
             return False
+        self.replaced = None
         self._start(reaction)
         return True
 

@@ -104,6 +104,8 @@ class Robot(RobotConnection):
         self.state: RobotStateSample | None = None
         self.link: Link | None = None
         self.malformed_messages = 0
+        #: the last image sent to the face display (run-length encoded, see driver.animation.display)
+        self.display_shown: bytes | None = None
         #: times the robot was lost, and reconnected after it
         self.losses = 0
         self.reconnects = 0
@@ -474,6 +476,7 @@ class Robot(RobotConnection):
     def display_image(self, encoded: bytes) -> None:
         """Show a run-length-encoded 128×32 image on the face (see driver.animation.display)."""
         self.send(m.DisplayImage(image=encoded))
+        self.display_shown = encoded
 
     def play_audio_frame(self, samples: bytes | None) -> None:
         """Send one animation frame of audio: 744 µ-law bytes, or None for silence."""

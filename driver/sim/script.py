@@ -134,6 +134,12 @@ def load_script(path: str | Path) -> list[Step]:
     return parse_script(text, str(p))
 
 
+def make_step(fields: dict[str, Any], where: str = "step", at: float = 0.0) -> Step:
+    """One step from its fields (``event`` and that event's own, as a timeline writes them), checked
+    like a timeline's steps; ScriptError names ``where`` and what was expected."""
+    return _step({"at": at, **fields}, where, 0)
+
+
 def _step(data: dict[str, Any], where: str, line: int) -> Step:
     if "at" not in data:
         raise ScriptError(f"{where}: missing 'at' (seconds after connect)")
