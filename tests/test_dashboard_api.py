@@ -94,7 +94,8 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                     seen = await _until(ws, lambda u: any(d["title"] == "reaction RobotPickedUp"
                                                           for d in u["decisions"]), 5, "the pick-up reaction")
                     decision = next(d for u in seen for d in u["decisions"] if d["kind"] == "reaction")
-                    assert "the robot reported picked_up on" in decision["lines"][0]
+                    # held level in the air (the robot's attitude), as Cozmo's engine fired it
+                    assert "the robot reported orientation orientation=in_air" in decision["lines"][0]
                     assert any(s["lane"] == "reaction" and s["label"] == "RobotPickedUp" for u in seen
                                for s in u["spans"])
                     assert any(e["cat"] == "control" and "world event pick_up" in e["text"] for u in seen
