@@ -10,6 +10,9 @@ The animation player is reached through the small :class:`AnimationProvider` pro
 the nodes do not depend on how clips are streamed. :class:`TimedAnimations` is a stand-in
 that "plays" for a nominal time; it keeps trees runnable (and inspectable) where no real
 player is wired in, e.g. in ``cozmo-brain tree`` or in node tests.
+
+:func:`event_value_matches` (the value test of reactions and the ``recent_event`` condition) lives
+with the reactions in :mod:`brain.reactions`; it is re-exported here for the conditions.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from brain.reactions import event_value_matches
 
 __all__ = [
     "AnimationProvider",
@@ -120,21 +125,6 @@ class TimedAnimations:
         """Remember the face."""
         self.played.append(("face", name))
         self.face = name
-
-
-def event_value_matches(event: Any, expected: bool | str | None) -> bool:
-    """Whether a robot event has the value a reaction or condition asks for.
-
-    None accepts any event; a bool is compared with a status edge's ``value``; a string names a
-    value such as an orientation (events with a ``matches`` method decide, e.g. ``on_side``).
-    Events without a value match any expectation.
-    """
-    if expected is None or not hasattr(event, "value"):
-        return True
-    if isinstance(expected, str):
-        matches = getattr(event, "matches", None)
-        return bool(matches(expected)) if callable(matches) else str(event.value) == expected
-    return bool(event.value) == expected
 
 
 @dataclass

@@ -7,6 +7,15 @@ suspended, not reset; when a reaction with ``shouldResumeLast`` ends, the branch
 was (a memory sequence on its step, the interrupted animation replayed), and when one without it
 ends, the tree is evaluated again from its top.
 
+When the robot is lost (:class:`driver.events.RobotLost`, or the link closes) the brain stops what
+the animation controller plays (:meth:`~driver.animation.controller.AnimationController.stop_all`),
+stops the tree and its reactions, and suspends the heartbeat's ticking; the heartbeat itself keeps
+beating. When the robot is back (:class:`driver.events.Reconnected`: the Robot ran its start-up
+sequence again and the robot streams state) the motors are stopped and the tree starts again from
+its top, in the very beat that drains the event, so conditions and reactions can react to
+``reconnected``. Suspension and resumption
+happen on a beat, like every other change of the tree.
+
 The application (``brain.app``) builds a Brain for ``run`` and for ``simulate``; nothing here knows
 about command lines, signals or the simulator.
 """
@@ -23,15 +32,22 @@ import py_trees
 
 from driver import events as ev
 from driver.animation.controller import AnimationController
-from driver.robot import Robot
+from driver.robot import Robot, RobotError
 
 from .animations import AnimationLibrary
 from .context import BrainContext
 from .heartbeat import Heartbeat, Snapshot
-from .nodes.reactions import ReactionRunner, ReactiveRoot, branch_of
+from .nodes.reactions import ReactiveRoot, branch_of
+from .reactions import ReactionRunner
 from .safety import Safety
+from .voice import voice_pitch
 
 __all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_start"]
+
+#: Robot events after which the robot is not there; the tree is suspended until it is back.
+LOST_EVENTS = (ev.RobotLost, ev.Disconnected)
+#: Robot events that say it is back, started up again.
+BACK_EVENTS = (ev.Reconnected,)
 
 log = logging.getLogger("cozmo_brain")
 
@@ -53,7 +69,7 @@ class Brain:
         self.ctx.animations = AnimationLibrary(
             resources, controller, clock=loop.time, rng=self.ctx.rng,
             simple_mood=lambda: self.ctx.mood.simple_mood().value if self.ctx.mood is not None else None,
-            head_angle_deg=self._head_deg,
+            head_angle_deg=self._head_deg, voice_pitch=self._voice_pitch,
         )
         self.reactions = ReactionRunner(self.ctx)
         self.personality: Any = None
@@ -69,6 +85,10 @@ class Brain:
         # look around before napping) mean what they say.
         info = getattr(robot, "info", None)
         self.heartbeat.post(ev.Connected(loop.time(), firmware_version=getattr(info, "firmware_version", 0)))
+
+    def _voice_pitch(self) -> float:
+        """The mood's colour on the voice (semitones) right now."""
+        return voice_pitch(self.ctx.mood.simple_mood().value) if self.ctx.mood is not None else 0.0
 
     def _head_deg(self) -> float | None:
         state = self.robot.state
@@ -91,7 +111,7 @@ class Brain:
         if mood is not None:
             personality.mood.apply_initial(mood, self.ctx.clock())
             if self.personality is not None and self.ctx.mood is not None:
-                for emotion, value in self.ctx.mood.values.items():
+                for emotion, value in self.ctx.mood.values().items():
                     if emotion not in personality.mood.initial:
                         mood.set_value(emotion, value, self.ctx.clock())
         if self.personality is not None:
@@ -104,14 +124,44 @@ class Brain:
         self.heartbeat.set_tree(self.root)
         log.info("personality %s loaded (%d reactions)", personality.name, len(personality.reactions))
 
+    @property
+    def suspended(self) -> str | None:
+        """Why the tree is not ticked (the robot is lost), or None."""
+        return self.heartbeat.suspended
+
     def _on_events(self, events: list[ev.RobotEvent], now: float) -> None:
         for event in events:
+            if isinstance(event, LOST_EVENTS):
+                self._suspend(event)
+            elif isinstance(event, BACK_EVENTS):
+                self._resume(event)
             self.ctx.push_event(event)
-            if self.personality is None:
+            if self.personality is None or self.heartbeat.suspended is not None:
                 continue
             reaction = self.personality.reaction_for(event)
             if reaction is not None:
                 self.reactions.offer(reaction)
+
+    def _suspend(self, event: ev.RobotEvent) -> None:
+        if self.heartbeat.suspended is not None:
+            return
+        self.heartbeat.suspended = "waiting for the robot"
+        self.root.stop(py_trees.common.Status.INVALID)
+        self.reactions.clear()
+        # Clips, queue and track locks go; the frame clock stays (it sends nothing while the robot
+        # is away and streams the idle face again, with a fresh face image, once it is back).
+        self.controller.stop_all(event.kind)
+        log.warning("%s: animations stopped, personality suspended until the robot is back", event.kind)
+
+    def _resume(self, event: ev.RobotEvent) -> None:
+        if self.heartbeat.suspended is None:
+            return
+        try:
+            self.robot.stop_all_motors()
+        except RobotError as exc:  # the link went away again; the next loss suspends anew
+            log.warning("could not stop the motors after %s: %s", event.kind, exc)
+        self.heartbeat.suspended = None
+        log.info("robot back (%s): motors stopped, personality resumes", event.kind)
 
     def _describe(self) -> tuple[str, str]:
         tip = self.root.tip()
@@ -180,12 +230,11 @@ def validate_before_start(personality: Path, resources: Any) -> list[str]:
     configuration) ends ``run`` at once instead of after a connection attempt.
     """
     from .assets import Severity
-    from .mood import MoodConfigError
     from .personality import check_personality, format_issue
 
     errors = [format_issue(i) for i in check_personality(personality, resources) if i.severity >= Severity.ERROR]
-    try:
-        _mood_config(resources)
-    except MoodConfigError as exc:
-        errors.append(f"mood configuration: {exc}")
+    mood = getattr(resources, "mood", None)
+    if mood is not None:  # what the loader left out of the mood config would change the mood silently
+        errors += [f"mood configuration: {format_issue(i)}" for i in resources.issues
+                   if i.severity >= Severity.ERROR and i.file == str(mood.origin)]
     return errors

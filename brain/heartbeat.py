@@ -7,7 +7,13 @@ once; a snapshot (active branch, mood, last events) is published. When the activ
 changes, one log line says what the robot is doing now and why.
 
 Beats are scheduled by absolute time (start + k·period), so they do not drift; a beat that
-overruns skips the beats it missed instead of bursting to catch up.
+overruns skips the beats it missed instead of bursting to catch up. A new rate
+(:meth:`Heartbeat.set_rate`) starts a new schedule from the next beat.
+
+The heartbeat can be *suspended* (the robot is lost): beats go on, events are drained and the
+mood decays, but the tree is not ticked. A beat that is over within one period of when it was
+due calls ``on_time`` (the service watchdog's keep-alive), so a stuck event loop, or beats that
+keep overrunning, stop the keep-alives.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from driver import events as ev
+from driver.samples import RobotStatus
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +97,7 @@ class Heartbeat:
         describe: Callable[[], tuple[str, str]] | None = None,
         hazard: Callable[[], str | None] | None = None,
         on_snapshot: Callable[[Snapshot], None] | None = None,
+        on_time: Callable[[float], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if rate_hz <= 0:
@@ -101,6 +109,12 @@ class Heartbeat:
         self.describe = describe
         self.hazard = hazard
         self.on_snapshot = on_snapshot
+        #: called with the period after each beat that is over within one period of its due time
+        self.on_time = on_time
+        #: also called with each snapshot (after ``on_snapshot``): status reporting and tools
+        self.observers: list[Callable[[Snapshot], None]] = []
+        #: why the tree is not ticked (None: it is)
+        self.suspended: str | None = None
         self.clock = clock
         self.stats = BeatStats()
         self.last: Snapshot | None = None
@@ -112,6 +126,17 @@ class Heartbeat:
     def post(self, event: ev.RobotEvent) -> None:
         """Queue a robot event for the next beat (register this as a Robot listener)."""
         self._queue.append(event)
+
+    @property
+    def rate_hz(self) -> float:
+        """Beats per second."""
+        return 1.0 / self.period
+
+    def set_rate(self, rate_hz: float) -> None:
+        """Change the beat rate; a running :meth:`run` starts a new schedule after the next beat."""
+        if rate_hz <= 0:
+            raise ValueError("heartbeat rate must be positive")
+        self.period = 1.0 / rate_hz
 
     def set_tree(self, tree: Tickable) -> None:
         """Swap in a new tree (personality reload) between two beats."""
@@ -135,9 +160,12 @@ class Heartbeat:
                 log.exception("event handler failed")
         if self.mood is not None and dt > 0:
             self.mood.update(dt)
-        if self.tree is not None:
-            self.tree.tick_once()
-        branch, why = self.describe() if self.describe else ("", "")
+        if self.suspended is not None:
+            branch, why = f"suspended ({self.suspended})", ""
+        else:
+            if self.tree is not None:
+                self.tree.tick_once()
+            branch, why = self.describe() if self.describe else ("", "")
         hazard = self.hazard() if self.hazard else None
         self.stats.beats += 1
         snap = Snapshot(
@@ -151,10 +179,15 @@ class Heartbeat:
         )
         if branch != self._branch:
             self._branch = branch
-            log.info("doing %s%s", branch or "nothing", f" - because {why}" if why else "")
+            if self.suspended is not None:
+                log.info("personality suspended: %s", self.suspended)
+            else:
+                log.info("doing %s%s", branch or "nothing", f" - because {why}" if why else "")
         self.last = snap
         if self.on_snapshot is not None:
             self.on_snapshot(snap)
+        for observer in self.observers:
+            observer(snap)
         self.stats.tick_ms.append((time.perf_counter() - t0) * 1000.0)
         return snap
 
@@ -163,27 +196,38 @@ class Heartbeat:
         loop = asyncio.get_running_loop()
         start = loop.time()
         end = start + duration if duration is not None else None
+        period = self.period
         k = 0
         while not stop.is_set():
             self.beat()
+            # on time: the beat is over within one period of when it was due
+            if self.on_time is not None and loop.time() - (start + k * period) <= period:
+                self.on_time(period)
             k += 1
-            target = start + k * self.period
+            if self.period != period:  # new rate: a new schedule, starting one new period from now
+                start, period, k = loop.time(), self.period, 1
+            target = start + k * period
             now = loop.time()
             if now > target:
-                skipped = int((now - target) / self.period) + 1
+                skipped = int((now - target) / period) + 1
                 self.stats.missed += skipped
                 k += skipped
-                target = start + k * self.period
+                target = start + k * period
             if end is not None and target >= end:
                 await _sleep_or_stop(stop, max(0.0, end - loop.time()))
                 break
             await _sleep_or_stop(stop, target - loop.time())
 
 
+#: Events too frequent to list in every snapshot: these types, and edges of these status flags.
+_NOISY_EVENTS = (ev.AnimationStarted, ev.AnimationEnded, ev.MotorCalibration)
+_NOISY_FLAGS = (RobotStatus.IS_MOVING | RobotStatus.ARE_WHEELS_MOVING | RobotStatus.HEAD_IN_POS
+                | RobotStatus.LIFT_IN_POS | RobotStatus.IS_ANIMATING)
+
+
 def _noise(e: ev.RobotEvent) -> bool:
-    """Events too frequent to list in every snapshot."""
-    return e.kind in ("moving", "wheels_moving", "head_in_position", "lift_in_position", "animating",
-                      "animation_started", "animation_ended", "motor_calibration")
+    """Events too frequent to list in every snapshot (by type and status flag)."""
+    return isinstance(e, _NOISY_EVENTS) or (isinstance(e, ev.StatusChanged) and bool(e.flag & _NOISY_FLAGS))
 
 
 async def _sleep_or_stop(stop: asyncio.Event, delay: float) -> None:

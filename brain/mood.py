@@ -3,9 +3,13 @@
 Everything that shapes the mood is data: the emotion types, their value ranges, their decay
 curves, the events and their repetition penalties all come from a mood config and emotion
 event files in the Cozmo app's formats (``mood_config.json``, ``emotionevents/*.json``).
-:class:`MoodConfig` and :class:`EmotionEvent` parse those shapes themselves, so this module
-stands alone; they also convert the resource loader's records (``from_record``). A config
-without a "default" decay graph leaves types without their own graph undecayed.
+Those files are read by the resource loader (:mod:`brain.assets.loaders`), the one parser of
+their shapes, which reports bad fields with file, line and field path. This module is the
+runtime: :class:`MoodConfig`, :class:`EmotionEvent` and :class:`SimpleMoodRule` are the data a
+:class:`Mood` runs on, built in code or converted from the loader's records (``from_record``),
+and :func:`decay_graph_problem` is the rule both this module and the loader check decay graphs
+against. A config without a "default" decay graph leaves types without their own graph
+undecayed.
 
 A :class:`Mood` holds the live state of one robot. Time is always passed in (monotonic
 seconds), never read from a clock, so an offline simulation can run hours of mood in
@@ -39,11 +43,19 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
 
-from brain.graph import Graph, GraphError
+from brain.graph import Graph
+
+if TYPE_CHECKING:  # the loader's records; converted here, never imported at run time
+    from brain.assets import records
 
 __all__ = [
+    "COZMO_EMOTION_TYPES",
+    "DECAY_KINDS",
+    "DEFAULT_CONFIG",
+    "DEFAULT_KEY",
     "DEFAULT_REPETITION_PENALTY",
     "NO_DECAY",
     "DecayGraph",
@@ -54,6 +66,7 @@ __all__ = [
     "MoodError",
     "SimpleMood",
     "SimpleMoodRule",
+    "decay_graph_problem",
 ]
 
 log = logging.getLogger(__name__)
@@ -75,6 +88,9 @@ NO_DECAY_GRAPH = Graph([(0.0, 1.0)])
 #: Values are clamped to this range unless the config's ``valueRanges`` narrows it.
 DEFAULT_VALUE_RANGE: tuple[float, float] = (-1.0, 1.0)
 
+#: Cozmo's emotion types.
+COZMO_EMOTION_TYPES: tuple[str, ...] = ("Happy", "Confident", "Excited", "Brave", "Calm", "Social", "WantToPlay")
+
 #: Result-name spellings that differ between Cozmo-era and later mood configs.
 _RESULT_ALIASES = {
     "RETRY": "FAILURE_RETRY",
@@ -83,61 +99,44 @@ _RESULT_ALIASES = {
     "FAILURE_ABORT": "ABORT",
 }
 
+#: A place inside a decay graph's JSON object, e.g. ``("nodes", 1, "y")``.
+GraphPath = tuple[str | int, ...]
+
 
 class MoodError(Exception):
     """Base class of the mood engine's errors."""
 
 
 class MoodConfigError(MoodError, ValueError):
-    """A mood config or emotion event is malformed; the message names the field path."""
+    """A decay graph (or other mood data built in code) breaks a rule; the message names the field."""
 
 
-# --------------------------------------------------------------------------- JSON helpers
-
-
-def _at(where: str, path: str) -> str:
-    """Join a file/location prefix and a field path for error messages."""
-    if not where:
-        return path
-    return f"{where}: {path}" if path else where
-
-
-def _require_dict(obj: object, label: str) -> dict[str, Any]:
-    if not isinstance(obj, dict):
-        raise MoodConfigError(f"{label}: expected an object, got {type(obj).__name__} {obj!r:.60}")
-    return obj
-
-
-def _require_list(obj: object, label: str) -> list[Any]:
-    if not isinstance(obj, list):
-        raise MoodConfigError(f"{label}: expected a list, got {type(obj).__name__} {obj!r:.60}")
-    return obj
-
-
-def _require_str(obj: object, label: str) -> str:
-    if not isinstance(obj, str) or not obj:
-        raise MoodConfigError(f"{label}: expected a non-empty string, got {obj!r:.60}")
-    return obj
-
-
-def _require_number(obj: object, label: str) -> float:
-    if isinstance(obj, bool) or not isinstance(obj, (int, float)) or not math.isfinite(obj):
-        raise MoodConfigError(f"{label}: expected a finite number, got {obj!r:.60}")
-    return float(obj)
-
-
-def _graph_from_json(obj: object, label: str) -> Graph:
-    """Parse ``{"nodes": [...]}`` into a Graph, re-raising graph errors as config errors."""
-    node_obj = _require_dict(obj, label)
-    if "nodes" not in node_obj:
-        raise MoodConfigError(f"{label}: missing \"nodes\"")
-    try:
-        return Graph.from_nodes(node_obj["nodes"], where=f"{label}.nodes")
-    except GraphError as exc:
-        raise MoodConfigError(str(exc)) from exc
+def _format_path(path: GraphPath) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
 
 
 # --------------------------------------------------------------------------- data types
+
+
+def decay_graph_problem(kind: str, graph: Graph) -> tuple[GraphPath, str] | None:
+    """The first rule of Anki's engine a decay graph breaks, or None when it keeps them all.
+
+    The answer is where (inside the graph's JSON object: ``("graphType",)``, ``("nodes", 2, "y")``)
+    and what is wrong. Rules: the kind is ``TimeRatio`` or ``ValueSlope``; no ``y`` is negative;
+    a ``TimeRatio`` graph's seconds are not negative and its multiplier never rises. The resource
+    loader reports a file's graph that breaks one; :class:`DecayGraph` refuses to be built from one.
+    """
+    if kind not in DECAY_KINDS:
+        return ("graphType",), f"expected one of {DECAY_KINDS}, got {kind!r}"
+    for i, (x, y) in enumerate(graph.points):
+        if y < 0:
+            return ("nodes", i, "y"), f"must not be negative, got {y:g}"
+        if kind == "TimeRatio":
+            if x < 0:
+                return ("nodes", i, "x"), f"seconds must not be negative, got {x:g}"
+            if i and y > graph.ys[i - 1]:
+                return ("nodes", i, "y"), f"a TimeRatio graph must not rise, got {y:g} after {graph.ys[i - 1]:g}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -151,32 +150,13 @@ class DecayGraph:
         self.validate()
 
     def validate(self, label: str = "decay graph") -> None:
-        """Check the rules Anki's engine enforced; raise MoodConfigError naming *label*."""
-        if self.kind not in DECAY_KINDS:
-            raise MoodConfigError(f"{label}.graphType: expected one of {DECAY_KINDS}, got {self.kind!r}")
+        """Check :func:`decay_graph_problem`'s rules; raise MoodConfigError naming *label*."""
         if not isinstance(self.graph, Graph):
             raise MoodConfigError(f"{label}: expected a Graph, got {type(self.graph).__name__}")
-        for i, (x, y) in enumerate(self.graph.points):
-            if y < 0:
-                raise MoodConfigError(f"{label}.nodes[{i}].y: must not be negative, got {y:g}")
-            if self.kind == "TimeRatio":
-                if x < 0:
-                    raise MoodConfigError(f"{label}.nodes[{i}].x: seconds must not be negative, got {x:g}")
-                if i and y > self.graph.ys[i - 1]:
-                    raise MoodConfigError(
-                        f"{label}.nodes[{i}].y: a TimeRatio graph must not rise, "
-                        f"got {y:g} after {self.graph.ys[i - 1]:g}"
-                    )
-
-    @classmethod
-    def from_json(cls, obj: object, where: str = "") -> DecayGraph:
-        """Parse ``{"graphType"?: "TimeRatio"|"ValueSlope", "nodes": [...]}`` (TimeRatio if absent)."""
-        label = where or "decay graph"
-        node_obj = _require_dict(obj, label)
-        kind = node_obj.get("graphType", "TimeRatio")
-        if kind not in DECAY_KINDS:
-            raise MoodConfigError(f"{label}.graphType: expected one of {DECAY_KINDS}, got {kind!r}")
-        return cls.checked(kind, _graph_from_json(node_obj, label), label)
+        problem = decay_graph_problem(self.kind, self.graph)
+        if problem is not None:
+            where, message = problem
+            raise MoodConfigError(f"{label}{_format_path(where)}: {message}")
 
     @classmethod
     def checked(cls, kind: str, graph: Graph, label: str) -> DecayGraph:
@@ -200,59 +180,17 @@ class EmotionEvent:
     repetition_penalty: Graph | None = None
 
     @classmethod
-    def from_json(cls, obj: object, where: str = "") -> EmotionEvent:
-        """Parse one ``{"name", "emotionAffectors": [{"emotionType", "value"}], "repetitionPenalty"?}``.
+    def from_record(cls, record: records.EmotionEvent) -> EmotionEvent:
+        """The loader's event record as the runtime uses it.
 
-        An emotion type named twice in one event has its values summed (with a warning):
-        applying the affectors one after the other does the same to the value.
+        An emotion type named twice has its values summed (the loader warns about it): applying
+        the affectors one after the other does the same to the value.
         """
-        label = where or "emotion event"
-        event = _require_dict(obj, label)
-        if "name" not in event:
-            raise MoodConfigError(f"{label}: missing \"name\"")
-        name = _require_str(event["name"], f"{label}.name")
-        label = f"{label} ({name})" if where else f"emotion event {name!r}"
-        affectors: dict[str, float] = {}
-        raw = event.get("emotionAffectors", [])
-        for i, affector in enumerate(_require_list(raw, f"{label}.emotionAffectors")):
-            item = f"{label}.emotionAffectors[{i}]"
-            affector = _require_dict(affector, item)
-            for key in ("emotionType", "value"):
-                if key not in affector:
-                    raise MoodConfigError(f"{item}: missing \"{key}\"")
-            emotion_type = _require_str(affector["emotionType"], f"{item}.emotionType")
-            if emotion_type == DEFAULT_KEY:
-                raise MoodConfigError(f"{item}.emotionType: {DEFAULT_KEY!r} is not an emotion type")
-            value = _require_number(affector["value"], f"{item}.value")
-            if emotion_type in affectors:
-                log.warning("%s: emotion type %r appears twice; values are summed", item, emotion_type)
-                affectors[emotion_type] += value
-            else:
-                affectors[emotion_type] = value
-        penalty = None
-        if event.get("repetitionPenalty") is not None:
-            penalty = _graph_from_json(event["repetitionPenalty"], f"{label}.repetitionPenalty")
-        return cls(name, affectors, penalty)
-
-    @classmethod
-    def from_record(cls, record: Any) -> EmotionEvent:
-        """Convert the resource loader's event record (``name``, ``affectors`` as items with
-        ``emotion_type`` and ``value``, ``repetition_penalty``) without importing the loader."""
         affectors: dict[str, float] = {}
         for affector in record.affectors:
             name = affector.emotion_type
             affectors[name] = affectors.get(name, 0.0) + float(affector.value)
         return cls(record.name, affectors, record.repetition_penalty)
-
-    @classmethod
-    def list_from_json(cls, obj: object, where: str = "") -> list[EmotionEvent]:
-        """Parse an emotion-event file: ``{"emotionEvents": [...]}`` or a single event object."""
-        label = where or "emotion events"
-        top = _require_dict(obj, label)
-        if "emotionEvents" in top:
-            items = _require_list(top["emotionEvents"], _at(where, "emotionEvents"))
-            return [cls.from_json(item, _at(where, f"emotionEvents[{i}]")) for i, item in enumerate(items)]
-        return [cls.from_json(top, where)]
 
 
 class SimpleMood(str, Enum):
@@ -278,7 +216,8 @@ class SimpleMoodRule:
     happens, as ``Stimulated`` did, so a quiet robot settles into LowStim. (``WantToPlay`` is
     not used: Cozmo's config gives it a flat decay graph, which would pin the mood high.)
     *frustration* lists candidate types for the "confident" input (first that exists).
-    If no candidate exists the input reads 0.
+    If no candidate exists the input reads 0. A mood config sets it with its ``simpleMood``
+    block (see :func:`brain.assets.loaders.load_mood_config`).
     """
 
     stimulation: tuple[tuple[str, ...], ...] = (("Stimulated",), ("Excited",))
@@ -288,42 +227,18 @@ class SimpleMoodRule:
     med_stim_max: float = 0.8
 
     @classmethod
-    def from_json(cls, obj: object, where: str = "") -> SimpleMoodRule:
-        """Parse the project's optional ``"simpleMood"`` block of a mood config.
-
-        ``{"stimulation": [["Excited"], ...] | ["Excited", "WantToPlay"], "frustration": "Confident" |
-        [...], "lowStimMax": 0.2, "frustratedBelow": -0.29, "medStimMax": 0.8}``, all optional. A
-        flat list of names for ``stimulation`` is one candidate set (their mean).
-        """
-        label = where or "simpleMood"
-        rule = _require_dict(obj, label)
-        kwargs: dict[str, Any] = {}
-        if "stimulation" in rule:
-            raw = _require_list(rule["stimulation"], f"{label}.stimulation")
-            if raw and all(isinstance(x, str) for x in raw):
-                raw = [raw]
-            sets: list[tuple[str, ...]] = []
-            for i, entry in enumerate(raw):
-                names = _require_list(entry, f"{label}.stimulation[{i}]")
-                if not names:
-                    raise MoodConfigError(f"{label}.stimulation[{i}]: expected at least one emotion type")
-                sets.append(
-                    tuple(_require_str(n, f"{label}.stimulation[{i}][{j}]") for j, n in enumerate(names))
-                )
-            if not sets:
-                raise MoodConfigError(f"{label}.stimulation: expected at least one candidate")
-            kwargs["stimulation"] = tuple(sets)
-        if "frustration" in rule:
-            raw_f = rule["frustration"]
-            names_f = [raw_f] if isinstance(raw_f, str) else _require_list(raw_f, f"{label}.frustration")
-            kwargs["frustration"] = tuple(
-                _require_str(n, f"{label}.frustration[{i}]") for i, n in enumerate(names_f)
-            )
-        for key, attr in (("lowStimMax", "low_stim_max"), ("frustratedBelow", "frustrated_below"),
-                          ("medStimMax", "med_stim_max")):
-            if key in rule:
-                kwargs[attr] = _require_number(rule[key], f"{label}.{key}")
-        return cls(**kwargs)
+    def from_record(cls, block: records.SimpleMoodBlock | None) -> SimpleMoodRule:
+        """The rule a mood config's ``simpleMood`` block gives: what it leaves out keeps its default."""
+        rule = cls()
+        if block is None:
+            return rule
+        return cls(
+            stimulation=block.stimulation if block.stimulation is not None else rule.stimulation,
+            frustration=block.frustration if block.frustration is not None else rule.frustration,
+            low_stim_max=block.low_stim_max if block.low_stim_max is not None else rule.low_stim_max,
+            frustrated_below=block.frustrated_below if block.frustrated_below is not None else rule.frustrated_below,
+            med_stim_max=block.med_stim_max if block.med_stim_max is not None else rule.med_stim_max,
+        )
 
 
 @dataclass(frozen=True)
@@ -370,127 +285,40 @@ class MoodConfig:
         return list(names)
 
     @classmethod
-    def from_record(cls, record: Any, where: str = "") -> MoodConfig:
-        """Convert the resource loader's mood-config record, duck-typed so this module does not
-        import the loader: ``decay_graphs`` (items with ``graph`` and ``graph_type``),
-        ``default_repetition_penalty`` (Graph or None), ``action_result_events``,
-        ``value_ranges`` and ``event_mapper`` (raw JSON, parsed here)."""
-        decay: dict[str, DecayGraph] = {}
-        for emotion_type, item in record.decay_graphs.items():
-            kind = getattr(item, "graph_type", "TimeRatio")
-            label = _at(where, f"decayGraphs ({emotion_type})")
-            decay[emotion_type] = DecayGraph.checked(kind, item.graph, label)
-        events: dict[str, EmotionEvent] = {}
-        mapper = getattr(record, "event_mapper", None)
-        if isinstance(mapper, dict) and mapper.get("emotionEvents"):
-            label = _at(where, "eventMapper.emotionEvents")
-            for i, item in enumerate(_require_list(mapper["emotionEvents"], label)):
-                event = EmotionEvent.from_json(item, f"{label}[{i}]")
-                events[event.name] = event
+    def from_record(cls, record: records.MoodConfig, where: str = "") -> MoodConfig:
+        """The loader's mood-config record as the runtime uses it.
+
+        The events its ``eventMapper`` defines become :attr:`events` (a name defined twice: the
+        later wins, as in the file). *where* names the file in the error a decay graph that
+        breaks :func:`decay_graph_problem` raises; the loader reports and leaves out such graphs,
+        so a loaded record converts cleanly.
+        """
+        prefix = f"{where or record.origin}: "
+        decay = {
+            emotion_type: DecayGraph.checked(item.graph_type, item.graph, f"{prefix}decayGraphs ({emotion_type})")
+            for emotion_type, item in record.decay_graphs.items()
+        }
+        events = {event.name: EmotionEvent.from_record(event) for event in record.mapped_events}
         penalty = record.default_repetition_penalty
         return cls(
             decay_graphs=decay,
             default_repetition_penalty=penalty if penalty is not None else DEFAULT_REPETITION_PENALTY,
             action_result_events={a: dict(r) for a, r in record.action_result_events.items()},
             value_ranges=dict(record.value_ranges),
+            emotion_types=list(record.emotion_types),
             events=events,
+            simple_mood=SimpleMoodRule.from_record(record.simple_mood),
         )
 
-    @classmethod
-    def from_json(cls, obj: object, where: str = "") -> MoodConfig:
-        """Parse a ``mood_config.json`` object (already decoded from JSON).
 
-        Keys: ``decayGraphs`` (required), ``defaultRepetitionPenalty``, ``eventMapper``,
-        ``actionResultEmotionEvents``, ``valueRanges`` (``[{"emotionType", "min", "max"}]``),
-        and the project's optional ``emotionTypes`` (list of names) and ``simpleMood``
-        (see :meth:`SimpleMoodRule.from_json`). Other keys (e.g. ``audioParameterMap``) are
-        ignored.
-        """
-        top = _require_dict(obj, where or "mood config")
-        if "decayGraphs" not in top:
-            raise MoodConfigError(f"{_at(where, 'decayGraphs')}: required, missing")
-
-        decay: dict[str, DecayGraph] = {}
-        for i, entry in enumerate(_require_list(top["decayGraphs"], _at(where, "decayGraphs"))):
-            label = _at(where, f"decayGraphs[{i}]")
-            entry = _require_dict(entry, label)
-            if "emotionType" not in entry:
-                raise MoodConfigError(f"{label}: missing \"emotionType\"")
-            emotion_type = _require_str(entry["emotionType"], f"{label}.emotionType")
-            if emotion_type in decay:
-                raise MoodConfigError(f"{label}.emotionType: {emotion_type!r} already has a decay graph")
-            decay[emotion_type] = DecayGraph.from_json(entry, label)
-
-        penalty = DEFAULT_REPETITION_PENALTY
-        if top.get("defaultRepetitionPenalty") is not None:
-            penalty = _graph_from_json(
-                top["defaultRepetitionPenalty"], _at(where, "defaultRepetitionPenalty")
-            )
-
-        events: dict[str, EmotionEvent] = {}
-        mapper = top.get("eventMapper")
-        if mapper is not None:
-            mapper = _require_dict(mapper, _at(where, "eventMapper"))
-            raw_events = _require_list(
-                mapper.get("emotionEvents", []), _at(where, "eventMapper.emotionEvents")
-            )
-            for i, item in enumerate(raw_events):
-                event = EmotionEvent.from_json(item, _at(where, f"eventMapper.emotionEvents[{i}]"))
-                if event.name in events:
-                    log.warning("%s: event %r defined twice; the later one wins",
-                                _at(where, f"eventMapper.emotionEvents[{i}]"), event.name)
-                events[event.name] = event
-
-        actions: dict[str, dict[str, str]] = {}
-        raw_actions = top.get("actionResultEmotionEvents")
-        if raw_actions is not None:
-            label = _at(where, "actionResultEmotionEvents")
-            for action, results in _require_dict(raw_actions, label).items():
-                results = _require_dict(results, f"{label}.{action}")
-                actions[action] = {
-                    result: _require_str(event_name, f"{label}.{action}.{result}")
-                    for result, event_name in results.items()
-                }
-
-        ranges: dict[str, tuple[float, float]] = {}
-        raw_ranges = top.get("valueRanges")
-        if raw_ranges is not None:
-            for i, entry in enumerate(_require_list(raw_ranges, _at(where, "valueRanges"))):
-                label = _at(where, f"valueRanges[{i}]")
-                entry = _require_dict(entry, label)
-                for key in ("emotionType", "min", "max"):
-                    if key not in entry:
-                        raise MoodConfigError(f"{label}: missing \"{key}\"")
-                emotion_type = _require_str(entry["emotionType"], f"{label}.emotionType")
-                low = _require_number(entry["min"], f"{label}.min")
-                high = _require_number(entry["max"], f"{label}.max")
-                if low > high:
-                    raise MoodConfigError(f"{label}: min {low:g} is greater than max {high:g}")
-                ranges[emotion_type] = (low, high)
-
-        types: list[str] = []
-        if top.get("emotionTypes") is not None:
-            label = _at(where, "emotionTypes")
-            raw_types = _require_list(top["emotionTypes"], label)
-            types = [_require_str(n, f"{label}[{i}]") for i, n in enumerate(raw_types)]
-        for name in (*types, *ranges):
-            if name == DEFAULT_KEY:
-                raise MoodConfigError(f"{_at(where, 'emotionTypes')}: {DEFAULT_KEY!r} is not an emotion type")
-
-        rule = SimpleMoodRule()
-        if top.get("simpleMood") is not None:
-            rule = SimpleMoodRule.from_json(top["simpleMood"], _at(where, "simpleMood"))
-
-        config = cls(
-            decay_graphs=decay,
-            default_repetition_penalty=penalty,
-            action_result_events=actions,
-            value_ranges=ranges,
-            emotion_types=types,
-            events=events,
-            simple_mood=rule,
-        )
-        return config
+#: The mood used where no resource set provides a mood config (checking a personality offline):
+#: Cozmo's emotion types and its default decay curve.
+DEFAULT_CONFIG = MoodConfig(
+    decay_graphs=MappingProxyType({
+        DEFAULT_KEY: DecayGraph("TimeRatio", Graph([(0, 1), (10, 1), (30, 0.9), (75, 0.6), (150, 0)])),
+    }),
+    emotion_types=COZMO_EMOTION_TYPES,
+)
 
 
 # --------------------------------------------------------------------------- decay math

@@ -6,11 +6,19 @@ behaviours want to know when they *change*. The Robot turns each edge into a
 :class:`OrientationChanged` (on its back, face or side, upright again) and turns discrete
 messages (button, poke, cube tap, animation started, …) into their own event classes. Every event
 carries ``at``, the host's monotonic time in seconds.
+
+Consumers tell events apart by their type (``isinstance``, tables keyed by class or by status
+flag), never by comparing ``kind`` strings. ``kind`` is the stable name logs, reports and
+personality files use; :data:`EVENT_KINDS` is the one table from those names to types
+(:class:`EventType`), built from the classes below and :data:`FLAG_KINDS`, so a name a file gives
+either resolves to a type at load time or is reported there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import ClassVar
 
 from .samples import ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, UPRIGHT, RobotStatus
@@ -81,8 +89,18 @@ class RobotLost(RobotEvent):
 
 @dataclass(frozen=True)
 class RobotRecovered(RobotEvent):
-    """Frames flow again after the robot was lost."""
+    """The robot answers again after it was lost (a new handshake; the start-up sequence follows)."""
     KIND: ClassVar[str] = "robot_recovered"
+
+
+@dataclass(frozen=True)
+class Reconnected(RobotEvent):
+    """The robot is back after a loss: start-up sequence done again, state streaming, mirror fresh."""
+    KIND: ClassVar[str] = "reconnected"
+
+    firmware_version: int = 0
+    #: seconds from the loss being noticed to now
+    lost_for_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -106,9 +124,39 @@ class Poked(RobotEvent):
 
 
 @dataclass(frozen=True)
-class Delocalized(RobotEvent):
-    """The robot lost track of its pose."""
-    KIND: ClassVar[str] = "delocalized"
+class CliffReported(RobotEvent):
+    """The robot's own cliff report (CliffEvent): a cliff it held for 500 ms to rule out a
+    pick-up (``detected``), or the floor back (not ``detected``). The CLIFF_DETECTED status flag
+    (kind ``cliff``) changes at once; this says whether the firmware stopped the wheels."""
+    KIND: ClassVar[str] = "cliff_reported"
+
+    detected: bool = True
+    stopped: bool = False
+    sensors: int = 0
+
+
+@dataclass(frozen=True)
+class PotentialCliff(RobotEvent):
+    """A cliff reading while the robot's stop-on-cliff is off."""
+    KIND: ClassVar[str] = "potential_cliff"
+
+
+@dataclass(frozen=True)
+class RobotStopped(RobotEvent):
+    """The firmware stopped the motors by itself (``reason`` as the robot gives it)."""
+    KIND: ClassVar[str] = "robot_stopped"
+
+    reason: int = 0
+
+
+@dataclass(frozen=True)
+class MotorAutoEnabled(RobotEvent):
+    """The firmware switched a motor off (``enabled`` False) or back on by itself; the lift goes
+    off when someone forces it (2 = lift, 3 = head)."""
+    KIND: ClassVar[str] = "motor_auto_enabled"
+
+    motor_id: int = 0
+    enabled: bool = True
 
 
 @dataclass(frozen=True)
@@ -237,3 +285,145 @@ class OrientationChanged(RobotEvent):
     def on_side(self) -> bool:
         """Lying on its left or right side."""
         return self.orientation in (ON_LEFT_SIDE, ON_RIGHT_SIDE)
+
+
+# ----------------------------------------------------------------------------- vision
+
+
+@dataclass(frozen=True)
+class FaceInView:
+    """Where a face is, as the camera saw it (the fields of the face events).
+
+    ``box`` is (x, y, width, height) in image pixels, smoothed over the frames; ``pan_rad`` is the
+    direction left of the body's heading and ``tilt_rad`` above the horizontal, both at capture
+    time (the head angle then, not now); ``heading_rad`` is the same direction in the world frame
+    (the body's heading at capture plus ``pan_rad``); ``distance_mm`` is estimated from the box's
+    width; ``x_mm``, ``y_mm``, ``z_mm`` put the face in the robot's world frame (its pose's
+    origin), so a face that left the picture can still be turned to. ``captured_at`` is the host
+    time (s) of the frame it was last detected in, ``image_id`` that frame.
+    """
+
+    face_id: int = 0
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    pan_rad: float = 0.0
+    tilt_rad: float = 0.0
+    heading_rad: float = 0.0
+    distance_mm: float = 0.0
+    x_mm: float = 0.0
+    y_mm: float = 0.0
+    z_mm: float = 0.0
+    captured_at: float = 0.0
+    image_id: int = 0
+
+
+@dataclass(frozen=True)
+class FaceSeen(FaceInView, RobotEvent):
+    """A face came into view (detected in more than one frame); ``face_id`` stays while it is in view."""
+    KIND: ClassVar[str] = "face_seen"
+
+
+@dataclass(frozen=True)
+class FaceMoved(FaceInView, RobotEvent):
+    """A face in view moved (or came nearer or went further) noticeably since it was last reported."""
+    KIND: ClassVar[str] = "face_moved"
+
+
+@dataclass(frozen=True)
+class FaceLost(FaceInView, RobotEvent):
+    """A face was not seen for a while (the vision settings' timeout); the fields say where it was last."""
+    KIND: ClassVar[str] = "face_lost"
+
+    seen_for_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class MotionSeen(RobotEvent):
+    """Something moved in front of the still robot.
+
+    ``where`` is the most specific place: ``ground`` (the floor just in front), ``left``,
+    ``right``, ``top`` (the picture's borders) or ``image`` (anywhere); ``regions`` lists every
+    place that saw it, and :meth:`matches` accepts any of them, so ``value: ground`` selects
+    motion on the floor. ``img_x``/``img_y`` are the centroid in image pixels, ``amount`` how much
+    (changed share of the image or floor; a border region's response), ``pan_rad``/``tilt_rad``
+    its direction in the robot frame at capture, ``heading_rad`` in the world frame, and for
+    ``ground`` the floor point ``ground_x_mm``/``ground_y_mm`` (ahead, left; robot frame).
+    """
+    KIND: ClassVar[str] = "motion_seen"
+
+    where: str = "image"
+    regions: tuple[str, ...] = ()
+    img_x: float = 0.0
+    img_y: float = 0.0
+    amount: float = 0.0
+    pan_rad: float = 0.0
+    tilt_rad: float = 0.0
+    heading_rad: float = 0.0
+    ground_x_mm: float | None = None
+    ground_y_mm: float | None = None
+    captured_at: float = 0.0
+    image_id: int = 0
+
+    @property
+    def value(self) -> str:
+        """The most specific place (what an event filter's ``value`` is compared with)."""
+        return self.where
+
+    def matches(self, name: str) -> bool:
+        """True when motion was seen in ``name`` (``ground``, ``left``, ``right``, ``top``, ``image``)."""
+        return name == self.where or name in self.regions
+
+
+# ----------------------------------------------------------------------------- kinds as types
+
+
+@dataclass(frozen=True)
+class EventType:
+    """One kind of robot event as a type: its class and, for a status-flag edge, the flag.
+
+    Each discrete message has its own class (:class:`Poked`, :class:`CubeTapped` …); the status
+    flags share :class:`StatusChanged` and differ by ``flag``. :meth:`matches` decides by class and
+    flag, so an event whose ``kind`` merely reads the same (another class, a plain object) does not
+    match.
+    """
+
+    event_class: type[RobotEvent]
+    flag: RobotStatus | None = None
+
+    @property
+    def kind(self) -> str:
+        """The stable name of this kind (``cliff``, ``poked`` …)."""
+        if self.flag is not None:
+            return FLAG_KINDS.get(self.flag, self.flag.name or "status")
+        return self.event_class.KIND
+
+    def matches(self, event: object) -> bool:
+        """Whether *event* is of this kind."""
+        if not isinstance(event, self.event_class):
+            return False
+        return self.flag is None or (isinstance(event, StatusChanged) and event.flag == self.flag)
+
+
+def _event_kinds() -> Mapping[str, EventType]:
+    """Every event class of this module by its ``KIND``, and every single status flag by its name."""
+    kinds: dict[str, EventType] = {}
+
+    def add(kind: str, event_type: EventType) -> None:
+        if kind in kinds:  # two types under one name would make personality files ambiguous
+            raise RuntimeError(f"event kind {kind!r} names both {kinds[kind]} and {event_type}")
+        kinds[kind] = event_type
+
+    classes = list(RobotEvent.__subclasses__())
+    while classes:
+        cls = classes.pop(0)
+        classes.extend(cls.__subclasses__())
+        if cls is not StatusChanged:
+            add(cls.KIND, EventType(cls))
+    for flag in RobotStatus:
+        if flag.value and not flag.value & (flag.value - 1):  # single bits only
+            add(FLAG_KINDS.get(flag, flag.name or "status"), EventType(StatusChanged, flag))
+    return MappingProxyType(kinds)
+
+
+#: Event kind name → its type: the one table that turns the names personality files use into
+#: types. Built from the event classes above (their ``KIND``) and :data:`FLAG_KINDS`.
+EVENT_KINDS: Mapping[str, EventType] = _event_kinds()

@@ -5,7 +5,10 @@ Cozmo on a virtual-time event loop. A UDP socket would tie it to the wall clock 
 kernel; here each endpoint is an :class:`asyncio.DatagramTransport` whose ``sendto`` hands the
 datagram to the protocol bound at the destination address with ``loop.call_soon`` (or
 ``call_later`` when a latency is set), so delivery follows the loop's own clock, keeps the
-asynchronous shape of a real socket (never re-entrant), and costs a function call.
+asynchronous shape of a real socket (never re-entrant), and costs a function call. The link on
+each endpoint drives the same connection state machine (:mod:`driver.protocol.session`) as over
+UDP; only the release of clocked frames differs (from the session's timer, as there is no socket
+for a release thread to write to).
 
 Addresses look like UDP ones, ``(host, port)``; port 0 picks a free one. Datagrams to an address
 nobody is bound to vanish, as UDP datagrams do. :meth:`MemoryNetwork.open_link` has the signature
@@ -40,12 +43,12 @@ class MemoryTransport(asyncio.DatagramTransport):
 
     # -- what Link uses
 
-    def sendto(self, data: bytes | bytearray | memoryview, addr: Address | None = None) -> None:
-        """Deliver one datagram to whoever is bound at ``addr`` (dropped when nobody is)."""
+    def sendto(self, data: bytes | bytearray | memoryview, addr: Any = None) -> None:
+        """Deliver one datagram to whoever is bound at ``addr``, a (host, port) pair (dropped when nobody is)."""
         if self._closing:
             return
-        if addr is None:
-            raise ValueError("a memory transport is unconnected: sendto needs an address")
+        if not isinstance(addr, tuple) or len(addr) < 2:
+            raise ValueError(f"a memory transport is unconnected: sendto needs a (host, port) address, got {addr!r}")
         self._network._send(bytes(data), self._address, (addr[0], addr[1]))
 
     def is_closing(self) -> bool:

@@ -7,9 +7,11 @@ that take time (head, lift, turn, paths) return an :class:`Action`: awaitable, b
 pollable with ``done()`` so a behaviour-tree node can start it on one tick and look at it on the
 next. Nothing here blocks the event loop.
 
-Event listeners are called synchronously, in the receive path, in registration order. That is
-what lets the brain's safety layer stop the motors the instant a cliff or pick-up arrives,
-before the next heartbeat tick.
+Event listeners are called synchronously, in the receive path: first the hazard listeners
+(:meth:`Robot.add_hazard_listener`), then the ordinary ones, each tier in registration order. That
+is what lets the brain's safety layer stop the motors the instant a cliff or pick-up arrives,
+before the next heartbeat tick and before any other listener acts on the event, however the
+listeners were registered.
 """
 
 from __future__ import annotations
@@ -19,16 +21,22 @@ import contextlib
 import json
 import logging
 import math
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import events as ev
-from .link import Address, Link, LinkState, LinkStats, Role
+from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
+from .connection import RobotConnection, RobotError
+from .link import Address, Link, LinkStats
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
+from .protocol.linkstate import Backoff
 from .samples import OrientationDetector, RobotStateSample, RobotStatus, state_from_message
+from .startup import StartUp
+
+if TYPE_CHECKING:  # the vision block at the end imports driver.vision only when it is used
+    from .vision import Vision, VisionConfig
 
 log = logging.getLogger(__name__)
 
@@ -41,107 +49,6 @@ LIFT_MIN_MM = 32.0
 LIFT_MAX_MM = 92.0
 FACTORY_FIRMWARE = {10501, 10502, 10700}
 TARGET_FIRMWARE = 2381
-
-
-class RobotError(RuntimeError):
-    """The robot could not be reached or did not complete the start-up sequence."""
-
-
-class ActionFailed(Exception):
-    """An action did not complete."""
-
-
-class ActionTimeout(ActionFailed):
-    """An action did not complete in time."""
-
-
-class ActionCancelled(ActionFailed):
-    """An action was cancelled, superseded by another on the same motor, or stopped by safety."""
-
-
-class ActionState(Enum):
-    """Life of an action."""
-
-    SENT = "sent"
-    ACKNOWLEDGED = "acknowledged"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-
-
-class Action:
-    """Something the robot is doing that takes time.
-
-    ``await action`` waits for it; ``action.done()`` / ``action.succeeded`` let a tree poll it.
-    It succeeds when the robot acknowledged it and the motion is observed finished; it fails on
-    timeout, on cancel, or when another command takes over the same motor.
-    """
-
-    def __init__(self, robot: Robot, kind: str, action_id: int | None, timeout: float,
-                 is_finished: Callable[[RobotStateSample], bool]) -> None:
-        loop = asyncio.get_running_loop()
-        self.robot = robot
-        self.kind = kind
-        self.action_id = action_id
-        self.state = ActionState.SENT if action_id is not None else ActionState.ACKNOWLEDGED
-        self.started_at = loop.time()
-        self._is_finished = is_finished
-        self._future: asyncio.Future[None] = loop.create_future()
-        self._future.add_done_callback(_consume_exception)
-        self._timer = loop.call_later(timeout, self._timeout, timeout)
-
-    def __await__(self) -> Generator[Any, None, None]:
-        return self._future.__await__()
-
-    def done(self) -> bool:
-        """True once the action succeeded or failed."""
-        return self._future.done()
-
-    @property
-    def succeeded(self) -> bool:
-        """True when the action completed successfully."""
-        return self.state is ActionState.SUCCEEDED
-
-    @property
-    def error(self) -> BaseException | None:
-        """Why the action failed (None while running or on success)."""
-        if not self._future.done() or self._future.cancelled():
-            return None
-        return self._future.exception()
-
-    def cancel(self, reason: str = "cancelled") -> None:
-        """Give up on the action (the motor is not stopped; use stop commands for that)."""
-        self._finish(ActionCancelled(f"{self.kind}: {reason}"))
-
-    def _acknowledged(self) -> None:
-        if self.state is ActionState.SENT:
-            self.state = ActionState.ACKNOWLEDGED
-
-    def _check(self, sample: RobotStateSample) -> None:
-        if self.state is ActionState.ACKNOWLEDGED and self._is_finished(sample):
-            self._finish(None)
-
-    def _timeout(self, after: float) -> None:
-        self._finish(ActionTimeout(f"{self.kind} did not finish within {after:.1f} s"))
-
-    def _finish(self, error: BaseException | None) -> None:
-        if self._future.done():
-            return
-        self._timer.cancel()
-        self.state = ActionState.FAILED if error else ActionState.SUCCEEDED
-        if error is None:
-            self._future.set_result(None)
-        else:
-            self._future.set_exception(error)
-        self.robot._forget(self)
-
-    def __repr__(self) -> str:
-        return f"<Action {self.kind} id={self.action_id} {self.state.value}>"
-
-
-def _consume_exception(fut: asyncio.Future[None]) -> None:
-    # Actions are often polled rather than awaited; never warn about an unretrieved failure.
-    if not fut.cancelled():
-        fut.exception()
 
 
 @dataclass
@@ -158,9 +65,11 @@ class RobotInfo:
 EventListener = Callable[[ev.RobotEvent], None]
 
 
-class Robot:
+class Robot(RobotConnection):
     """A connection to one Cozmo (real or simulated) and everything it does.
 
+    How it connects and reconnects (and what ``reconnect_initial_s``, ``reconnect_max_s``,
+    ``connect_timeout_s`` and ``startup_timeout_s`` mean): :class:`~driver.connection.RobotConnection`.
     Two Robots can live in one process; nothing is global.
     """
 
@@ -170,14 +79,22 @@ class Robot:
         port: int = DEFAULT_ADDRESS[1],
         *,
         lost_after: float = 3.0,
-        connect_timeout: float = 5.0,
+        reconnect_initial_s: float = 0.5,
+        reconnect_max_s: float = 10.0,
+        connect_timeout_s: float | None = None,
+        startup_timeout_s: float = 5.0,
         local_addr: Address = ("0.0.0.0", 0),
         stop_on_cliff: bool = True,
         name: str = "robot",
     ) -> None:
+        Backoff(reconnect_initial_s, reconnect_max_s)  # checks the pair, with a clear message
+        if connect_timeout_s is not None and connect_timeout_s <= 0:
+            raise ValueError(f"connect_timeout_s must be positive or None, got {connect_timeout_s}")
         self.address: Address = (host, port)
         self.lost_after = lost_after
-        self.connect_timeout = connect_timeout
+        self.reconnect_initial_s = reconnect_initial_s
+        self.reconnect_max_s = reconnect_max_s
+        self.connect_timeout_s = connect_timeout_s
         self.local_addr = local_addr
         self.stop_on_cliff = stop_on_cliff
         self.name = name
@@ -185,70 +102,24 @@ class Robot:
         self.state: RobotStateSample | None = None
         self.link: Link | None = None
         self.malformed_messages = 0
+        #: times the robot was lost, and reconnected after it
+        self.losses = 0
+        self.reconnects = 0
         self._listeners: list[EventListener] = []
+        self._hazard_listeners: list[EventListener] = []
         self._msg_listeners: list[Callable[[Any], None]] = []
         self._actions: dict[str, Action] = {}
         self._action_by_id: dict[int, Action] = {}
         self._next_action_id = 0
         self._path_event_id = 0
-        self._waiters: dict[str, asyncio.Future[Any]] = {}
+        self._startup = StartUp(self._send_start_up, startup_timeout_s)
         self._ready = False
-        self._lost = False
+        self._lost_at: float | None = None
+        self._in_connect = False
+        self._closed = False
+        self._resume: asyncio.Task[None] | None = None
         #: Reads the accelerometer of every RobotState; its confirmed changes become OrientationChanged.
         self.orientation_detector = OrientationDetector()
-
-    # ------------------------------------------------------------------ connection
-
-    async def connect(self, *, open_link: Callable[..., Any] | None = None) -> None:
-        """Run the start-up sequence; raise :class:`RobotError` if the robot does not answer.
-
-        ``open_link`` replaces :meth:`Link.open` (same signature), e.g. with an in-memory network's
-        opener (:class:`driver.memlink.MemoryNetwork`) for offline, virtual-time runs.
-        """
-        loop = asyncio.get_running_loop()
-        self._waiters = {k: loop.create_future() for k in ("firmware", "body", "state")}
-        self.link = await (open_link or Link.open)(
-            Role.ENGINE, self.local_addr, peer=self.address, on_packet=self._on_packet,
-            on_state=self._on_link_state, lost_after=self.lost_after, name=self.name,
-        )
-        try:
-            await self.link.connect(timeout=self.connect_timeout)
-            await self._wait("firmware", "FirmwareSignature")
-            self.send(m.Enable())
-            self.send(m.Enable())
-            await self._wait("body", "BodyInfo")
-            self.send(m.SetOrigin())
-            self.send(m.SyncTime())
-            await self._wait("state", "the first RobotState")
-            self.send(m.EnableStopOnCliff(enable=self.stop_on_cliff))
-            self.send(m.EnableAnimationState())
-        except BaseException as exc:
-            self.link.close()
-            if isinstance(exc, (ConnectionError, asyncio.TimeoutError)):
-                raise RobotError(f"cannot connect to the robot at {self.address[0]}:{self.address[1]}: {exc}") from exc
-            raise
-        self._ready = True
-        self._emit(ev.Connected(loop.time(), firmware_version=self.info.firmware_version))
-        log.info("%s: connected to %s:%d, firmware %d, serial 0x%08x", self.name, *self.address,
-                 self.info.firmware_version, self.info.serial_number)
-
-    async def _wait(self, key: str, what: str) -> None:
-        try:
-            await asyncio.wait_for(asyncio.shield(self._waiters[key]), self.connect_timeout)
-        except asyncio.TimeoutError:
-            raise RobotError(f"the robot sent no {what} within {self.connect_timeout:.1f} s") from None
-
-    async def disconnect(self) -> None:
-        """Stop the motors, say goodbye, and close the link; send nothing after that."""
-        if self.link is None:
-            return
-        if self.link.state is LinkState.CONNECTED:
-            with contextlib.suppress(Exception):
-                self.stop_all_motors()
-        for action in list(self._actions.values()):
-            action.cancel("disconnected")
-        await self.link.disconnect()
-        self._ready = False
 
     async def __aenter__(self) -> Robot:
         await self.connect()
@@ -263,39 +134,33 @@ class Robot:
         return self.orientation_detector.orientation
 
     @property
-    def connected(self) -> bool:
-        """True after the start-up sequence while the link is up."""
-        return self._ready and self.link is not None and self.link.state is LinkState.CONNECTED
-
-    @property
     def stats(self) -> LinkStats:
         """Link statistics (sent, resent, dropped, RTT)."""
         assert self.link is not None
         return self.link.stats
 
-    def _on_link_state(self, old: LinkState, new: LinkState) -> None:
-        loop = asyncio.get_running_loop()
-        if new is LinkState.LOST:
-            self._lost = True
-            for action in list(self._actions.values()):
-                action.cancel("robot lost")
-            self._emit(ev.RobotLost(loop.time(), silent_for_s=self.lost_after))
-        elif new is LinkState.CONNECTED and self._lost:
-            self._lost = False
-            self._emit(ev.RobotRecovered(loop.time()))
-        elif new in (LinkState.CLOSED, LinkState.IDLE) and old is not LinkState.CONNECTING:
-            self._ready = False
-            self._emit(ev.Disconnected(loop.time()))
-
     # ------------------------------------------------------------------ events
 
     def add_listener(self, listener: EventListener) -> Callable[[], None]:
         """Call ``listener`` for every robot event; returns a function that removes it."""
-        self._listeners.append(listener)
+        return self._register(self._listeners, listener)
+
+    def add_hazard_listener(self, listener: EventListener) -> Callable[[], None]:
+        """Call ``listener`` for every robot event before any ordinary listener sees it.
+
+        For the safety layer: a motor stop it sends reaches the robot before anything another
+        listener sends in answer to the same event, whichever was registered first. Returns a
+        function that removes it.
+        """
+        return self._register(self._hazard_listeners, listener)
+
+    @staticmethod
+    def _register(listeners: list[EventListener], listener: EventListener) -> Callable[[], None]:
+        listeners.append(listener)
 
         def remove() -> None:
             with contextlib.suppress(ValueError):
-                self._listeners.remove(listener)
+                listeners.remove(listener)
 
         return remove
 
@@ -306,11 +171,15 @@ class Robot:
 
     async def wait_for(self, kind: str, timeout: float | None = None,
                        predicate: Callable[[ev.RobotEvent], bool] | None = None) -> ev.RobotEvent:
-        """Wait for the next event of ``kind`` (optionally matching ``predicate``)."""
+        """Wait for the next event of ``kind`` (a name of :data:`driver.events.EVENT_KINDS`,
+        optionally matching ``predicate``); ValueError at once for a name that is none."""
+        event_type = ev.EVENT_KINDS.get(kind)
+        if event_type is None:
+            raise ValueError(f"unknown robot event kind {kind!r}; known: {', '.join(sorted(ev.EVENT_KINDS))}")
         fut: asyncio.Future[ev.RobotEvent] = asyncio.get_running_loop().create_future()
 
         def listener(e: ev.RobotEvent) -> None:
-            if e.kind == kind and not fut.done() and (predicate is None or predicate(e)):
+            if event_type.matches(e) and not fut.done() and (predicate is None or predicate(e)):
                 fut.set_result(e)
 
         remove = self.add_listener(listener)
@@ -320,7 +189,7 @@ class Robot:
             remove()
 
     def _emit(self, event: ev.RobotEvent) -> None:
-        for listener in list(self._listeners):
+        for listener in (*self._hazard_listeners, *self._listeners):
             try:
                 listener(event)
             except Exception:
@@ -348,9 +217,7 @@ class Robot:
         return asyncio.get_running_loop().time()
 
     def _resolve(self, key: str) -> None:
-        fut = self._waiters.get(key)
-        if fut is not None and not fut.done():
-            fut.set_result(None)
+        self._startup.answered(key)
 
     def _on_robot_state(self, msg: Any) -> None:
         sample = state_from_message(msg, self._now())
@@ -421,12 +288,19 @@ class Robot:
         "RobotState": _on_robot_state,
         "FirmwareSignature": _on_firmware,
         "HardwareInfo": _on_hardware,
-        "BodyInfo": _on_body,
+        "ManufacturingID": _on_body,
         "AcknowledgeAction": _on_ack,
         "PathFollowingEvent": _on_path,
         "ButtonPressed": lambda self, msg: self._emit(ev.ButtonPressed(self._now(), pressed=bool(msg.pressed))),
         "RobotPoked": lambda self, msg: self._emit(ev.Poked(self._now())),
-        "RobotDelocalized": lambda self, msg: self._emit(ev.Delocalized(self._now())),
+        "SyncTimeAck": lambda self, msg: log.debug("%s: the robot acknowledged SyncTime", self.name),
+        "CliffEvent": lambda self, msg: self._emit(ev.CliffReported(
+            self._now(), detected=bool(msg.detected_flags), stopped=bool(msg.did_stop_for_cliff),
+            sensors=int(msg.detected_flags))),
+        "PotentialCliff": lambda self, msg: self._emit(ev.PotentialCliff(self._now())),
+        "RobotStopped": lambda self, msg: self._emit(ev.RobotStopped(self._now(), reason=int(msg.reason))),
+        "MotorAutoEnabled": lambda self, msg: self._emit(ev.MotorAutoEnabled(
+            self._now(), motor_id=int(msg.motor_id), enabled=bool(msg.enabled))),
         "ObjectTapped": lambda self, msg: self._emit(
             ev.CubeTapped(self._now(), object_id=int(msg.object_id), taps=int(msg.num_taps))),
         "ObjectMoved": lambda self, msg: self._emit(ev.CubeMoved(self._now(), object_id=int(msg.object_id))),
@@ -447,13 +321,19 @@ class Robot:
     # ------------------------------------------------------------------ commands
 
     def send(self, msg: Any) -> None:
-        """Send any message (sequenced or out-of-band as its type says)."""
-        if self.link is None:
-            raise RobotError("not connected")
+        """Send any message (sequenced or out-of-band as its type says).
+
+        Raises :class:`RobotError` unless connected and started up: a command made while the
+        robot is lost (or before it is back from its start-up sequence) is never kept for later.
+        """
+        if not self._ready or self.link is None:
+            raise RobotError(self._why_not_ready())
         self.link.send(m.encode(msg))
 
     def _new_action(self, slot: str, action_id: int | None, timeout: float,
                     is_finished: Callable[[RobotStateSample], bool]) -> Action:
+        if not self._ready:
+            raise RobotError(self._why_not_ready())
         old = self._actions.get(slot)
         if old is not None:
             old.cancel(f"superseded by a new {slot} command")
@@ -598,3 +478,88 @@ class Robot:
             self.send(m.OutputSilence())
         else:
             self.send(m.OutputAudio(samples=samples))
+
+    # ================================================================== clocked frames
+    # The animation controller's interface (driver.clocked.AnimationTarget), delegated to the
+    # link's public frame_at / flush and its release-thread settings; nothing above uses it.
+
+    #: release-thread settings asked for (priority, cpu), and the link they were given to
+    _frame_release: tuple[int | None, int | None] = (None, None)
+    _frame_release_link: Link | None = None
+
+    def frame_at(self, at: float) -> contextlib.AbstractContextManager[None]:
+        """Send every message sent inside the block as one frame, on the wire at loop time ``at``
+        (see :meth:`driver.link.Link.frame_at`). Raises :class:`RobotError` before :meth:`connect`."""
+        return self._frame_link().frame_at(at)
+
+    def flush(self) -> None:
+        """Put what was sent so far on the wire now rather than on the event loop's next turn."""
+        self._frame_link().flush()
+
+    def set_frame_release(self, *, priority: int | None = None, cpu: int | None = None) -> None:
+        """SCHED_FIFO ``priority`` and ``cpu`` for the thread that releases clocked frames (None:
+        the link's own); given to each connection's link before its first clocked frame."""
+        self._frame_release = (priority, cpu)
+        self._frame_release_link = None
+
+    def _frame_link(self) -> Link:
+        link = self.link
+        if link is None:
+            raise RobotError("not connected")
+        if self._frame_release_link is not link:
+            priority, cpu = self._frame_release
+            link.release_priority = priority if priority is not None else link.release_priority
+            link.release_cpu = cpu if cpu is not None else link.release_cpu
+            self._frame_release_link = link
+        return link
+
+    # ------------------------------------------------------------------ vision (camera → driver.vision)
+    # A separate block: the camera's ImageChunk messages and the RobotState samples reach a
+    # driver.vision.Vision through a message listener, and its face and motion events come back
+    # through _emit like every other robot event. Nothing else in the Robot knows about vision.
+
+    vision: Vision | None = None
+
+    def start_vision(self, config: VisionConfig | None = None, *, color: bool = False) -> Vision:
+        """Stream the camera (QVGA, grey or colour) into a vision pipeline whose events
+        (face_seen, face_moved, face_lost, motion_seen) reach this Robot's listeners.
+
+        May be called before :meth:`connect`: the camera is switched on once connected, and again
+        after every reconnection (a robot that rebooted has it off)."""
+        from .vision import Vision
+
+        if self.vision is not None:
+            raise RobotError("vision is already running; stop_vision() first")
+        vision = Vision(config, emit=self._emit, name=self.name)
+
+        def route(msg: Any) -> None:
+            try:
+                if isinstance(msg, m.ImageChunk):
+                    vision.on_chunk(msg, self._now())
+                elif isinstance(msg, m.RobotState) and self.state is not None:
+                    vision.on_state(self.state)
+            except Exception:  # never out into the receive path
+                log.exception("%s: vision could not take %s", self.name, type(msg).__name__)
+
+        def on_event(event: ev.RobotEvent) -> None:
+            if isinstance(event, (ev.RobotLost, ev.Reconnected)):
+                vision.reset()  # no half frame across the gap; the robot's clock starts again
+            if isinstance(event, (ev.Connected, ev.Reconnected)):
+                self.enable_camera(True, color)
+
+        self._vision_unhook = (self.add_message_listener(route), self.add_listener(on_event))
+        self.vision = vision
+        if self.connected:
+            self.enable_camera(True, color)
+        return vision
+
+    async def stop_vision(self) -> None:
+        """Stop the camera stream (while connected) and the vision pipeline."""
+        vision, self.vision = self.vision, None
+        if vision is None:
+            return
+        for unhook in self._vision_unhook:
+            unhook()
+        if self.connected:
+            self.enable_camera(False)
+        await vision.close()

@@ -17,6 +17,23 @@ from .protocol.table import RobotStatusFlag
 #: RobotState.status bits, from the message table (the one place they are written down).
 RobotStatus = RobotStatusFlag
 
+#: The lift is an arm of LIFT_ARM_MM on a pivot LIFT_PIVOT_MM above the ground: the robot reports
+#: the arm's angle, and the height of the lift's end is LIFT_PIVOT_MM + LIFT_ARM_MM * sin(angle).
+LIFT_PIVOT_MM = 45.0
+LIFT_ARM_MM = 66.0
+
+
+def lift_height_mm(angle_rad: float) -> float:
+    """The lift's height (mm) for the arm angle the robot reports (rad): −0.198 rad is 32 mm."""
+    return LIFT_PIVOT_MM + LIFT_ARM_MM * math.sin(angle_rad)
+
+
+def lift_angle_rad(height_mm: float) -> float:
+    """The arm angle (rad) that puts the lift at ``height_mm`` (heights outside the arm's reach
+    give the angle of the nearest reachable one)."""
+    s = (height_mm - LIFT_PIVOT_MM) / LIFT_ARM_MM
+    return math.asin(-1.0 if s < -1.0 else 1.0 if s > 1.0 else s)
+
 
 @dataclass(frozen=True, slots=True)
 class JointSample:
@@ -54,11 +71,17 @@ class PoseSample:
 
 @dataclass(frozen=True, slots=True)
 class ProprioceptionSample:
-    """The kinematic state: head angle, lift height, wheel speeds, IMU and pose."""
+    """The kinematic state: head angle, lift angle and height, wheel speeds, IMU and pose.
+
+    The robot reports the lift as the arm's angle (``lift_angle_rad``); ``lift_height_mm`` is the
+    height that angle gives (:func:`lift_height_mm`), for code that thinks in heights, as the
+    lift commands do.
+    """
 
     robot_time_ms: int
     received_at: float
     head_angle_rad: float
+    lift_angle_rad: float
     lift_height_mm: float
     left_wheel_mmps: float
     right_wheel_mmps: float
@@ -70,7 +93,7 @@ class ProprioceptionSample:
         """The joints in BOW order with their units."""
         return (
             JointSample("head", self.head_angle_rad, "rad"),
-            JointSample("lift", self.lift_height_mm, "mm"),
+            JointSample("lift", self.lift_angle_rad, "rad"),
             JointSample("wheel_left", self.left_wheel_mmps, "mm/s"),
             JointSample("wheel_right", self.right_wheel_mmps, "mm/s"),
         )
@@ -122,12 +145,14 @@ def state_from_message(msg: object, received_at: float) -> RobotStateSample:
     g = msg.__getattribute__
     t = int(g("timestamp"))
     status = RobotStatus(int(g("status")) & 0x1FFFF)
+    lift = float(g("lift_angle_rad"))
     return RobotStateSample(
         proprioception=ProprioceptionSample(
             robot_time_ms=t,
             received_at=received_at,
             head_angle_rad=float(g("head_angle_rad")),
-            lift_height_mm=float(g("lift_height_mm")),
+            lift_angle_rad=lift,
+            lift_height_mm=lift_height_mm(lift),
             left_wheel_mmps=float(g("lwheel_speed_mmps")),
             right_wheel_mmps=float(g("rwheel_speed_mmps")),
             imu=ImuSample(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -10,8 +11,13 @@ from typing import Any, TypeVar
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+#: The shared reference data beside the checkout (the nearest ``shared/`` folder above it).
+SHARED = next((p / "shared" for p in REPO.parents if (p / "shared").is_dir()), REPO.parent / "shared")
+REAL_DATA = SHARED / "real_data"
 SAMPLE_RESOURCES = SHARED / "cozmo_resources_sample" / "cozmo_resources"
+#: Real robot data (captures of real firmware-2457 sessions, face fixtures) is never copied into the
+#: repository: it is read from ../shared/real_data beside the checkout, else /work/shared/real_data.
+REAL_DATA_CANDIDATES = (SHARED / "real_data", Path("/work/shared/real_data"))
 
 T = TypeVar("T")
 
@@ -35,9 +41,29 @@ async def eventually(predicate: Callable[[], Any], timeout: float = 3.0, interva
         await asyncio.sleep(interval)
 
 
+def find_real_data() -> Path | None:
+    """The real-data folder, or None when neither place has it."""
+    return next((p for p in REAL_DATA_CANDIDATES if (p / "SOURCES.md").is_file()), None)
+
+
+@pytest.fixture
+def real_data() -> Path:
+    """The real robot data folder (skips, saying where it was looked for, when it is absent)."""
+    found = find_real_data()
+    if found is None:
+        pytest.skip("real robot data not found (looked in " + ", ".join(map(str, REAL_DATA_CANDIDATES)) + ")")
+    return found
+
+
 @pytest.fixture
 def sample_resources() -> Path:
     """The real Cozmo resource sample from shared/ (skips when it is not checked out beside the repo)."""
     if not SAMPLE_RESOURCES.is_dir():
         pytest.skip(f"shared resource sample not found at {SAMPLE_RESOURCES}")
     return SAMPLE_RESOURCES
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_user_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Keep a developer's own ~/.config/cozmo-brain/config.yaml out of the tests (and their subprocesses)."""
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg-config-home"))

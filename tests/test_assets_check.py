@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
 
-from brain.app import check
-from brain.app.check import check_command, default_roots
+from brain.app import config, paths
+from brain.app.check import check_command
 from brain.app.cli import main
-from brain.assets import Issue, Severity
 from tests.bench.gen_tree import TreeSpec, generate
+from tests.conftest import REPO
 
 
 def args(resources: list[str] | None, personality: str | None = None, config: str | None = None) -> argparse.Namespace:
@@ -53,48 +54,78 @@ def test_through_the_command_line(generated, capsys):
     assert "Resource check: 1 root" in capsys.readouterr().out
 
 
-def test_personality_checking_unavailable_is_an_error(generated, monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "brain.personality", None)  # as if the module did not exist
-    assert check_command(args([str(generated)], personality="trees/default.yaml")) == 1
-    out = capsys.readouterr().out
-    assert "personality checking is unavailable" in out
+WARNED = """\
+name: warned
+root:
+  type: sequence
+  children:
+    - {type: play_animation, params: {trigger: NoSuchTrigger}}
+    - {type: wait, params: {seconds: 1}}
+"""
 
 
-def test_personality_issues_are_reported(generated, monkeypatch, capsys):
-    seen = {}
-
-    def check_personality(path, resource_set):
-        seen["args"] = (path, len(resource_set.behaviors))
-        return [Issue(Severity.WARNING, "unused subtree 'idle'", file=str(path), line=3, code="personality")]
-
-    module = types.ModuleType("brain.personality")
-    module.check_personality = check_personality
-    monkeypatch.setitem(sys.modules, "brain.personality", module)
-    assert check_command(args([str(generated)], personality="p.yaml")) == 0
-    out = capsys.readouterr().out
-    assert seen["args"] == (Path("p.yaml"), TreeSpec.small().behaviors)
-    assert "Personality p.yaml (1 issues)" in out and "p.yaml:3: unused subtree 'idle'" in out
+def _check_cli(cwd: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "brain", "check", "--resources", str(REPO / "resources"), *extra],
+                          capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
-def test_default_roots_from_the_config_file(generated, tmp_path):
-    config = tmp_path / "config.yaml"
+def test_personality_warnings_are_reported_with_file_and_line(tmp_path):
+    (tmp_path / "p.yaml").write_text(WARNED)
+    proc = _check_cli(tmp_path, "--personality", "p.yaml")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # warnings only
+    assert "Personality p.yaml (1 issues)" in proc.stdout
+    assert re.search(r"p\.yaml:5: .*animation trigger 'NoSuchTrigger'", proc.stdout), proc.stdout
+
+
+def test_personality_errors_fail_the_check(tmp_path):
+    (tmp_path / "p.yaml").write_text(WARNED.replace("seconds: 1}", "seconds: lots}"))
+    proc = _check_cli(tmp_path, "--personality", "p.yaml")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert re.search(r"p\.yaml:6: root\.children\[1\]\.params\.seconds: expected a number", proc.stdout), proc.stdout
+
+
+def test_a_personality_by_name(tmp_path):
+    proc = _check_cli(tmp_path, "--personality", "sleepy")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"Personality {paths.packaged_personalities() / 'sleepy.yaml'} " in proc.stdout
+
+
+@pytest.fixture
+def no_user_config(monkeypatch, tmp_path):
+    """An empty working folder, no user or system settings, no PyCozmo resource download."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(config, "SYSTEM_CONFIG_DIR", tmp_path / "etc")
+    return work
+
+
+def _roots(report: str) -> list[str]:
+    return [line.split(". ", 1)[1] for line in report.splitlines() if line[:2] == "  " and line[2:3].isdigit()
+            and line[3:5] == ". "]
+
+
+def test_default_roots_from_the_config_file(generated, tmp_path, no_user_config, capsys):
+    cfg = tmp_path / "config.yaml"
     rel = Path("..") / generated.name
-    config.write_text(f"resources:\n  - {tmp_path / 'absent'}\n  - {rel}\n")
-    roots = default_roots(str(config))
-    assert roots == [tmp_path / rel]
+    cfg.write_text(f"resources:\n  - {tmp_path / 'absent'}\n  - {rel}\n")
+    assert check_command(args(None, config=str(cfg))) == 0
+    roots = _roots(capsys.readouterr().out)
+    # the absent root is skipped, the relative one is taken from the file's folder, the packaged set comes last
+    assert roots == [str((tmp_path / rel).resolve() / "cozmo_resources"),
+                     str(paths.packaged_resources() / "cozmo_resources")]
 
 
-def test_default_roots_builtin(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)  # no ./config.yaml here
-    monkeypatch.setattr(check, "PYCOZMO_RESOURCES", tmp_path / "nowhere")
-    monkeypatch.setattr(check, "REPO", tmp_path)
-    (tmp_path / "resources").mkdir()
-    assert default_roots() == [tmp_path / "resources"]
+def test_default_roots_without_any_settings_file_are_the_packaged_ones(no_user_config, capsys):
+    assert main(["check"]) == 0
+    assert _roots(capsys.readouterr().out) == [str(paths.packaged_resources() / "cozmo_resources")]
 
 
-def test_no_roots_at_all_is_an_error(monkeypatch, tmp_path, capsys):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(check, "PYCOZMO_RESOURCES", tmp_path / "nowhere")
-    monkeypatch.setattr(check, "REPO", tmp_path)
-    assert check_command(args(None)) == 1
+def test_no_roots_at_all_is_an_error(no_user_config, monkeypatch, tmp_path, capsys):
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(f"resources: [{tmp_path / 'absent'}]\n")
+    monkeypatch.setattr(paths, "packaged_resources", lambda: tmp_path / "not-installed")
+    assert check_command(args(None, config=str(cfg))) == 1
     assert "no resource roots to load" in capsys.readouterr().out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import logging
 import struct
 import wave
 from pathlib import Path
@@ -19,7 +18,6 @@ from driver.animation.audio import (
     mulaw_decode,
     mulaw_encode,
     pcm_to_frames,
-    play_frames,
     read_wav,
     resample,
     silence_frame,
@@ -254,20 +252,3 @@ def test_bad_wavs_raise_clear_errors(tmp_path: Path):
     bad_format = _float_wav(np.zeros(10), 8000).replace(struct.pack("<HH", 3, 1), struct.pack("<HH", 0x55, 1), 1)
     with pytest.raises(AudioFormatError, match="0x0055"):
         wav_to_frames(bad_format)
-
-
-# --------------------------------------------------------------------------------------------
-# Host playback
-
-
-def test_play_frames_without_simpleaudio_is_a_logged_no_op(caplog):
-    try:
-        import simpleaudio  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("simpleaudio is installed; playing would make sound")
-    with caplog.at_level(logging.WARNING, logger="driver.animation.audio"):
-        assert play_frames([silence_frame()]) is None
-        assert play_frames([silence_frame()]) is None
-    assert sum("simpleaudio" in r.getMessage() for r in caplog.records) <= 1

@@ -127,6 +127,39 @@ def test_first_root_wins_and_duplicates_are_reported(library):
     assert flipped.get("c1").head_angle[0].angle_deg == 40
 
 
+@pytest.mark.parametrize("source_first", [True, False])
+def test_a_text_source_and_its_build_in_one_root_are_one_clip(tmp_path, caplog, source_first):
+    # resources/ keeps src/animations/*.cozanim beside the .bin files built from them
+    root = tmp_path / "resources"
+    src, built = (root / "a_src", root / "b_built") if source_first else (root / "b_src", root / "a_built")
+    src.mkdir(parents=True)
+    built.mkdir()
+    save_clips([_clip("anim_x_01", angle=1)], src / "anim_x_01.cozanim")
+    save_clips([_clip("anim_y_01", angle=1)], src / "anim_y_01.cozanim")
+    (built / "x.bin").write_bytes(write_bin([_clip("anim_x_01", angle=2), _clip("anim_x_02")]))
+    caplog.set_level(logging.INFO, logger="driver.animation.index")
+    idx = ClipIndex.build([root])
+    assert idx.names() == ["anim_x_01", "anim_x_02", "anim_y_01"]
+    assert idx.duplicates == [] and "already defined" not in caplog.text
+    assert idx.sources_with_build == 1
+    assert idx.location("anim_x_01").file == built / "x.bin"  # the build is used, wherever it is in the walk
+    assert idx.get("anim_x_01").head_angle[0].angle_deg == 2
+    assert idx.location("anim_y_01").file == src / "anim_y_01.cozanim"  # a source without a build still counts
+    assert "1 sources beside their build" in caplog.text
+
+
+def test_a_text_source_in_another_root_is_a_clash_not_a_build(tmp_path):
+    user, own = tmp_path / "user", tmp_path / "own"
+    user.mkdir()
+    own.mkdir()
+    save_clips([_clip("anim_x_01", angle=1)], user / "anim_x_01.cozanim")
+    (own / "x.bin").write_bytes(write_bin([_clip("anim_x_01", angle=2)]))
+    idx = ClipIndex.build([user, own])
+    assert idx.get("anim_x_01").head_angle[0].angle_deg == 1  # the user's root comes first and wins
+    assert [(d.kept.name, d.ignored.name) for d in idx.duplicates] == [("anim_x_01.cozanim", "x.bin")]
+    assert idx.sources_with_build == 0
+
+
 def test_unknown_names_and_missing_roots(library, tmp_path):
     a, _ = library
     idx = ClipIndex.build([a, tmp_path / "does_not_exist"])

@@ -140,7 +140,7 @@ def test_frames_arrive_at_30_per_second_and_images_only_when_changed() -> None:
         assert len(arrivals["image"]) == before_images
         assert 13 <= len(audio) - before_audio <= 17
         # ...but it is refreshed before the robot would blank the screen
-        ctl._next_blink = ctl._next_saccade = math.inf  # hold the gaze still
+        ctl.idle.next_blink = ctl.idle.next_saccade = math.inf  # hold the gaze still
         ctl.idle_enabled = True
         await asyncio.sleep(0.3)  # the face settles back from the clip to the idle gaze
         settled = len(arrivals["image"])
@@ -155,11 +155,11 @@ def test_idle_face_blinks_and_looks_around() -> None:
     async def body(sim: SimulatedCozmo, robot: Robot, ctl: AnimationController) -> None:
         ctl.start()
         loop = asyncio.get_running_loop()
-        ctl._next_blink = loop.time() + 0.1  # the first blink soon; later ones 1-7 s apart
+        ctl.idle.next_blink = loop.time() + 0.1  # the first blink soon; later ones 1-7 s apart
         await asyncio.sleep(0.6)
         images = [img for _, img in sim.display.history]
         assert len(set(images)) >= 5  # closing, shut, opening frames
-        assert ctl._next_blink - loop.time() >= 0.4
+        assert ctl.idle.next_blink - loop.time() >= 0.4
         assert ctl.stats.audio_frames == 0 and ctl.stats.silence_frames >= 15
 
     with_controller(body)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from brain.app.config import ConfigError, load_config, parse_robot_address
+from brain.app.simulate import VirtualTimeLoop, run_virtual
 from brain.heartbeat import Heartbeat
 from brain.safety import Safety
 from driver import events as ev
@@ -65,8 +66,8 @@ def test_robot_address_parsing() -> None:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("hazard", ["pick_up", "cliff", "fall"])
-def test_safety_stops_the_motors_on_hazards_without_waiting_for_a_tick(hazard: str) -> None:
+@pytest.mark.parametrize(("hazard", "name"), [("pick_up", "picked_up"), ("cliff", "cliff"), ("fall", "falling")])
+def test_safety_stops_the_motors_on_hazards_without_waiting_for_a_tick(hazard: str, name: str) -> None:
     async def body() -> None:
         sim = await SimulatedCozmo(port=0).start()
         robot = Robot(*sim.address)
@@ -81,7 +82,7 @@ def test_safety_stops_the_motors_on_hazards_without_waiting_for_a_tick(hazard: s
             await eventually(lambda: sim.counts["StopAllMotors"] > stops_before, timeout=1)
             latency = asyncio.get_running_loop().time() - t0
             assert latency < 0.1  # one RobotState period (30 ms) plus the trip, far below a 100 ms beat
-            assert safety.stops >= 1 and safety.hazard is not None
+            assert safety.stops >= 1 and safety.hazard == name
             await eventually(lambda: not sim.body.wheels_moving)
         finally:
             safety.close()
@@ -111,23 +112,42 @@ class _Mood:
 
 
 def test_heartbeat_is_drift_free_and_drains_events_in_order() -> None:
-    tree = _CountingTree()
+    """Each beat starts at start + k·period on the clock, however long the beats themselves take.
+
+    On the virtual clock every tick "works" for 3 ms (it moves the clock on), 6 % of a 50 ms period:
+    a loop that slept a period after each beat would drift by that much per beat; this one must not.
+    """
+    loop_box: list[VirtualTimeLoop] = []
+    beat_at: list[float] = []
+
+    class _WorkingTree(_CountingTree):
+        def tick_once(self) -> None:
+            super().tick_once()
+            beat_at.append(loop_box[0].time())
+            loop_box[0]._virtual_now += 0.003  # the tick's own work takes 3 ms
+
+    tree = _WorkingTree()
     mood = _Mood()
     seen: list[list[str]] = []
-    hb = Heartbeat(tree, rate_hz=20, mood=mood, handlers=[lambda evs, now: seen.append([e.kind for e in evs])],
-                   describe=lambda: (f"branch{tree.ticks // 10}", "test"))
 
     async def body() -> None:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, VirtualTimeLoop)
+        loop_box.append(loop)
+        hb = Heartbeat(tree, rate_hz=20, mood=mood, handlers=[lambda evs, now: seen.append([e.kind for e in evs])],
+                       describe=lambda: (f"branch{tree.ticks // 10}", "test"), clock=loop.time)
         stop = asyncio.Event()
         hb.post(ev.Poked(0.0))
         hb.post(ev.ButtonPressed(0.0))
-        loop = asyncio.get_running_loop()
         t0 = loop.time()
-        await hb.run(stop, duration=1.0)
-        assert 0.95 <= loop.time() - t0 <= 1.1
+        await hb.run(stop, duration=10.0)
+        assert 10.0 <= loop.time() - t0 <= 10.01
+        assert hb.stats.missed == 0
+        assert hb.last is not None and hb.last.beat == tree.ticks
+        offsets = [at - t0 - k * 0.05 for k, at in enumerate(beat_at)]
+        assert max(abs(o) for o in offsets) < 1e-4, offsets[:5]
 
-    run(body())
-    assert 19 <= tree.ticks <= 21
+    run_virtual(body())
+    assert tree.ticks == 200
     assert seen[0] == ["poked", "button"] and all(s == [] for s in seen[1:])
-    assert mood.elapsed == pytest.approx(0.95, abs=0.06)
-    assert hb.last is not None and hb.last.beat == tree.ticks
+    assert mood.elapsed == pytest.approx(199 * 0.05, abs=1e-3)

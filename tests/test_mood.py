@@ -12,9 +12,11 @@ import json
 import logging
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from brain.assets import loaders as L
 from brain.graph import Graph
 from brain.mood import (
     DEFAULT_REPETITION_PENALTY,
@@ -459,7 +461,7 @@ def test_simple_mood_without_any_source_is_low_stim(caplog):
     assert "stimulation" in caplog.text
 
 
-# --------------------------------------------------------------------------- parsing
+# --------------------------------------------------------------------------- parsing (the resource loader)
 
 
 MINIMAL_JSON = {
@@ -477,8 +479,30 @@ MINIMAL_JSON = {
 }
 
 
-def test_config_from_json_full_shape():
-    config = MoodConfig.from_json(MINIMAL_JSON, "mood_config.json")
+def _load(tmp_path: Path, obj: object, name: str, loader: Any) -> tuple[Any, list[str]]:
+    """Write *obj* as the file *name* (two-space JSON) and read it with *loader*; the issues as text."""
+    path = tmp_path / name
+    path.write_text(json.dumps(obj, indent=2), encoding="utf-8")
+    sink = L.IssueSink()
+    doc = L.read_document(path, tmp_path, sink)
+    result = loader(doc, sink) if doc is not None else None
+    return result, [str(i) for i in sink.issues]
+
+
+def _config(tmp_path: Path, obj: object) -> MoodConfig:
+    record, issues = _load(tmp_path, obj, "mood_config.json", L.load_mood_config)
+    assert record is not None and not [i for i in issues if i.startswith("error")], issues
+    return MoodConfig.from_record(record)
+
+
+def _events(tmp_path: Path, obj: object, name: str = "events.json") -> list[EmotionEvent]:
+    records, issues = _load(tmp_path, obj, name, L.load_emotion_events)
+    assert issues == []
+    return [EmotionEvent.from_record(r) for r in records]
+
+
+def test_config_from_the_loader_full_shape(tmp_path: Path) -> None:
+    config = _config(tmp_path, MINIMAL_JSON)
     assert config.decay_graphs["Stimulated"].kind == "ValueSlope"
     assert config.decay_for("Happy").graph == DEFAULT_DECAY
     assert config.range_for("Stimulated") == (0.0, 1.0)
@@ -493,56 +517,101 @@ def test_config_from_json_full_shape():
     assert mood.simple_mood() is SimpleMood.MED_STIM
 
 
-def test_missing_default_decay_means_no_decay():
-    mood = Mood(MoodConfig.from_json({"decayGraphs": [], "emotionTypes": ["Happy"]}))
+def test_simple_mood_block_lists_candidate_sets(tmp_path: Path) -> None:
+    config = _config(tmp_path, {"decayGraphs": [], "simpleMood": {
+        "stimulation": [["Stimulated"], ["Excited", "WantToPlay"]], "frustration": ["Brave", "Confident"],
+        "frustratedBelow": -0.5, "medStimMax": 0.7}})
+    assert config.simple_mood == SimpleMoodRule(stimulation=(("Stimulated",), ("Excited", "WantToPlay")),
+                                                frustration=("Brave", "Confident"), frustrated_below=-0.5,
+                                                med_stim_max=0.7)
+
+
+def test_missing_default_decay_means_no_decay(tmp_path: Path) -> None:
+    mood = Mood(_config(tmp_path, {"decayGraphs": [], "emotionTypes": ["Happy"]}))
     mood.add("Happy", 0.7, now=0.0)
     mood.update(1000.0)
     assert mood.value("Happy") == pytest.approx(0.7)
 
 
-def _bad(obj: object) -> str:
-    with pytest.raises(MoodConfigError) as info:
-        MoodConfig.from_json(obj, "mood_config.json")
-    return str(info.value)
+def _bad(tmp_path: Path, obj: object) -> str:
+    """The loader's issues about a bad mood config, one a line (``severity: file:line: field: message``)."""
+    _, issues = _load(tmp_path, obj, "mood_config.json", L.load_mood_config)
+    assert issues, obj
+    return "\n".join(issues)
 
 
-def test_config_errors_name_the_field():
-    assert "mood_config.json: decayGraphs: required" in _bad({})
-    assert "mood_config.json: decayGraphs[0].nodes[1].x" in _bad(
-        {"decayGraphs": [{"emotionType": "default", "nodes": [{"x": 0, "y": 1}, {"x": "ten", "y": 1}]}]})
-    assert "decayGraphs[0].nodes[1].y: a TimeRatio graph must not rise" in _bad(
-        {"decayGraphs": [{"emotionType": "default", "nodes": [{"x": 0, "y": 0.5}, {"x": 10, "y": 1}]}]})
-    assert "decayGraphs[0].graphType" in _bad(
-        {"decayGraphs": [{"emotionType": "default", "graphType": "Wobbly", "nodes": [{"x": 0, "y": 1}]}]})
-    assert 'decayGraphs[0]: missing "emotionType"' in _bad({"decayGraphs": [{"nodes": [{"x": 0, "y": 1}]}]})
-    assert "decayGraphs[1].emotionType: 'Happy' already has a decay graph" in _bad(
-        {"decayGraphs": [{"emotionType": "Happy", "nodes": [{"x": 0, "y": 1}]},
-                         {"emotionType": "Happy", "nodes": [{"x": 0, "y": 1}]}]})
-    assert "valueRanges[0]: min 1 is greater than max 0" in _bad(
-        {"decayGraphs": [], "valueRanges": [{"emotionType": "Happy", "min": 1, "max": 0}]})
-    assert "actionResultEmotionEvents.DRIVE.SUCCESS" in _bad(
-        {"decayGraphs": [], "actionResultEmotionEvents": {"DRIVE": {"SUCCESS": 3}}})
-    assert "defaultRepetitionPenalty.nodes" in _bad(
-        {"decayGraphs": [], "defaultRepetitionPenalty": {"nodes": []}})
-    assert "mood_config.json: expected an object" in _bad([])
+def test_config_errors_name_the_file_line_and_field(tmp_path: Path) -> None:
+    assert "error: " + str(tmp_path / "mood_config.json") + ":1: decayGraphs: missing required field" \
+        in _bad(tmp_path, {})
+    assert "mood_config.json:5: decayGraphs[0].nodes: nodes[1].x: expected a number, got 'ten'" in _bad(
+        tmp_path, {"decayGraphs": [{"emotionType": "default", "nodes": [{"x": 0, "y": 1}, {"x": "ten", "y": 1}]}]})
+    assert "mood_config.json:12: decayGraphs[0].nodes[1].y: a TimeRatio graph must not rise, got 1 after 0.5" in _bad(
+        tmp_path, {"decayGraphs": [{"emotionType": "default", "nodes": [{"x": 0, "y": 0.5}, {"x": 10, "y": 1}]}]})
+    assert "decayGraphs[0].nodes[0].y: must not be negative" in _bad(tmp_path, {"decayGraphs": [
+        {"emotionType": "Calm", "graphType": "ValueSlope", "nodes": [{"x": 0, "y": -0.1}]}]})
+    assert "decayGraphs[0].nodes[0].x: seconds must not be negative" in _bad(tmp_path, {"decayGraphs": [
+        {"emotionType": "Calm", "nodes": [{"x": -1, "y": 1}]}]})
+    assert "decayGraphs[0].graphType: expected \"TimeRatio\" or \"ValueSlope\", got 'Wobbly'" in _bad(
+        tmp_path, {"decayGraphs": [{"emotionType": "default", "graphType": "Wobbly", "nodes": [{"x": 0, "y": 1}]}]})
+    assert "decayGraphs[0].emotionType: missing required field" in _bad(
+        tmp_path, {"decayGraphs": [{"nodes": [{"x": 0, "y": 1}]}]})
+    assert "warning: " in (dup := _bad(tmp_path, {"decayGraphs": [
+        {"emotionType": "Happy", "nodes": [{"x": 0, "y": 1}]},
+        {"emotionType": "Happy", "nodes": [{"x": 0, "y": 1}]}]}))
+    assert "decayGraphs[1]: second decay graph for 'Happy'; the first is used" in dup
+    assert "valueRanges[0]: min 1 is above max 0" in _bad(
+        tmp_path, {"decayGraphs": [], "valueRanges": [{"emotionType": "Happy", "min": 1, "max": 0}]})
+    assert "valueRanges[0].emotionType: 'default' is not an emotion type" in _bad(
+        tmp_path, {"decayGraphs": [], "valueRanges": [{"emotionType": "default", "min": 0, "max": 1}]})
+    assert "emotionTypes[1]: 'default' is not an emotion type" in _bad(
+        tmp_path, {"decayGraphs": [], "emotionTypes": ["Happy", "default"]})
+    assert "actionResultEmotionEvents.DRIVE.SUCCESS: expected string, got number" in _bad(
+        tmp_path, {"decayGraphs": [], "actionResultEmotionEvents": {"DRIVE": {"SUCCESS": 3}}})
+    assert "defaultRepetitionPenalty.nodes: nodes: a graph needs at least one node" in _bad(
+        tmp_path, {"decayGraphs": [], "defaultRepetitionPenalty": {"nodes": []}})
+    assert "simpleMood.stimulation[1]: expected at least one emotion type" in _bad(
+        tmp_path, {"decayGraphs": [], "simpleMood": {"stimulation": [["Excited"], []]}})
+    assert "simpleMood.lowStimMax: expected number, got string" in _bad(
+        tmp_path, {"decayGraphs": [], "simpleMood": {"lowStimMax": "low"}})
+    assert "mood_config.json:1: expected a JSON object at the top, got array; mood config not loaded" \
+        in _bad(tmp_path, [])
 
 
-def test_event_errors_name_the_field():
-    with pytest.raises(MoodConfigError) as info:
-        EmotionEvent.list_from_json(
-            {"emotionEvents": [{"name": "A", "emotionAffectors": [{"emotionType": "Happy", "value": 1},
-                                                                   {"emotionType": "Happy"}]}]},
-            "face_events.json")
-    assert 'face_events.json: emotionEvents[0] (A).emotionAffectors[1]: missing "value"' in str(info.value)
-    with pytest.raises(MoodConfigError, match=r"emotionEvents\[0\]: missing \"name\""):
-        EmotionEvent.list_from_json({"emotionEvents": [{}]}, "x.json")
-    with pytest.raises(MoodConfigError, match="repetitionPenalty.nodes"):
-        EmotionEvent.from_json({"name": "A", "repetitionPenalty": {"nodes": [{"x": 1}]}}, "x.json")
+def test_bad_event_mapper_entry_in_the_config_is_reported_and_left_out(tmp_path: Path) -> None:
+    record, issues = _load(tmp_path, {"decayGraphs": [], "eventMapper": {"emotionEvents": [
+        {"name": "Good", "emotionAffectors": [{"emotionType": "Happy", "value": 0.1}]},
+        {"name": "Bad", "emotionAffectors": [{"emotionType": "Happy", "value": "lots"}]}]}},
+        "mood_config.json", L.load_mood_config)
+    assert [i for i in issues if "eventMapper.emotionEvents[1].emotionAffectors[0].value: expected number" in i]
+    assert set(MoodConfig.from_record(record).events) == {"Good"}
 
 
-def test_event_file_may_hold_a_single_event():
-    events = EmotionEvent.list_from_json(
-        {"name": "Solo", "emotionAffectors": [{"emotionType": "Calm", "value": -0.12}]})
+def test_event_errors_name_the_field(tmp_path: Path) -> None:
+    _, issues = _load(tmp_path, {"emotionEvents": [
+        {"name": "A", "emotionAffectors": [{"emotionType": "Happy", "value": 1}, {"emotionType": "Happy"}]}]},
+        "face_events.json", L.load_emotion_events)
+    assert [i for i in issues if "face_events.json:" in i and "emotionEvents[0].emotionAffectors[1].value: "
+            "missing required field" in i], issues
+    _, issues = _load(tmp_path, {"emotionEvents": [{}]}, "x.json", L.load_emotion_events)
+    assert [i for i in issues if "emotionEvents[0].name: missing required field" in i], issues
+    _, issues = _load(tmp_path, {"name": "A", "repetitionPenalty": {"nodes": [{"x": 1}]}}, "x.json",
+                      L.load_emotion_events)
+    assert [i for i in issues if "repetitionPenalty.nodes: nodes[0]: missing \"y\"" in i], issues
+    _, issues = _load(tmp_path, {"name": "A", "emotionAffectors": [{"emotionType": "default", "value": 1}]},
+                      "x.json", L.load_emotion_events)
+    assert [i for i in issues if "emotionAffectors[0].emotionType: 'default' is not an emotion type" in i], issues
+
+
+def test_event_naming_a_type_twice_is_reported_and_summed(tmp_path: Path) -> None:
+    records, issues = _load(tmp_path, {"name": "Twice", "emotionAffectors": [
+        {"emotionType": "Happy", "value": 0.1}, {"emotionType": "Happy", "value": 0.2}]}, "x.json",
+        L.load_emotion_events)
+    assert [i for i in issues if i.startswith("warning") and "emotionAffectors[1].emotionType" in i], issues
+    assert EmotionEvent.from_record(records[0]).affectors == {"Happy": pytest.approx(0.3)}
+
+
+def test_event_file_may_hold_a_single_event(tmp_path: Path) -> None:
+    events = _events(tmp_path, {"name": "Solo", "emotionAffectors": [{"emotionType": "Calm", "value": -0.12}]})
     assert events == [EmotionEvent("Solo", {"Calm": -0.12})]
 
 
@@ -560,66 +629,25 @@ ENGINE = SAMPLE / "config" / "engine"
 needs_sample = pytest.mark.skipif(not ENGINE.is_dir(), reason=f"real resource sample not present at {ENGINE}")
 
 
-def _strip_line_comments(text: str) -> str:
-    """Remove // comments that are outside JSON strings (a string may contain //)."""
-    out: list[str] = []
-    i, n, in_string = 0, len(text), False
-    while i < n:
-        c = text[i]
-        if in_string:
-            out.append(c)
-            if c == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if c == '"':
-                in_string = False
-            i += 1
-        elif c == '"':
-            in_string = True
-            out.append(c)
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def load_jsonc(path: Path) -> object:
-    """Decode a JSON file with // comments, with the project's loader if it exists."""
-    text = path.read_text(encoding="utf-8")
-    try:
-        from brain.assets import jsonc  # type: ignore[attr-defined]
-    except ImportError:
-        jsonc = None
-    loads = getattr(jsonc, "loads", None)
-    if callable(loads):
-        return loads(text)
-    return json.loads(_strip_line_comments(text))
-
-
-def test_comment_stripper_keeps_slashes_in_strings():
-    text = '{"a": "http://x", // note\n "b": 1}'
-    assert json.loads(_strip_line_comments(text)) == {"a": "http://x", "b": 1}
-
-
 def _sample_config() -> MoodConfig:
-    return MoodConfig.from_json(load_jsonc(ENGINE / "mood_config.json"), "mood_config.json")
+    sink = L.IssueSink()
+    doc = L.read_document(ENGINE / "mood_config.json", SAMPLE, sink)
+    record = L.load_mood_config(doc, sink) if doc is not None else None
+    assert record is not None and sink.issues == [], sink.issues
+    return MoodConfig.from_record(record, "mood_config.json")
 
 
 def _sample_events() -> tuple[list[EmotionEvent], list[str]]:
     events: list[EmotionEvent] = []
     unreadable: list[str] = []
     for path in sorted((ENGINE / "emotionevents").glob("*.json")):
-        try:
-            obj = load_jsonc(path)
-        except ValueError:  # JSONDecodeError and loader errors alike
+        sink = L.IssueSink()
+        doc = L.read_document(path, SAMPLE, sink)
+        if doc is None:
             unreadable.append(path.name)
             continue
-        events.extend(EmotionEvent.list_from_json(obj, path.name))
+        events.extend(EmotionEvent.from_record(r) for r in L.load_emotion_events(doc, sink))
+        assert sink.issues == [], sink.issues
     return events, unreadable
 
 
@@ -679,16 +707,13 @@ def test_real_files_drive_a_mood():
 
 
 @needs_sample
-def test_records_from_the_resource_loader_convert_to_the_same_mood():
-    loaders = pytest.importorskip("brain.assets.loaders")
-    sink = loaders.IssueSink()
-    doc = loaders.read_document(ENGINE / "mood_config.json", SAMPLE, sink)
-    config = MoodConfig.from_record(loaders.load_mood_config(doc, sink), "mood_config.json")
-    assert config == _sample_config()
-    events = []
-    for path in sorted((ENGINE / "emotionevents").glob("*.json")):
-        event_doc = loaders.read_document(path, SAMPLE, sink)
-        if event_doc is not None:
-            events.extend(EmotionEvent.from_record(r) for r in loaders.load_emotion_events(event_doc, sink))
-    parsed, _ = _sample_events()
-    assert events == parsed
+def test_the_daemons_resource_set_gives_the_same_mood_as_the_files_one_by_one():
+    from brain.assets import load_resource_set
+    from brain.engine import _mood_config, mood_event_records
+
+    rs = load_resource_set([SAMPLE.parent], index_clips=False)
+    assert _mood_config(rs) == _sample_config()
+    events = {}
+    for event in _sample_events()[0]:
+        events.setdefault(event.name, event)  # the first definition wins, as in the resource set
+    assert {r.name: EmotionEvent.from_record(r) for r in mood_event_records(rs)} == events

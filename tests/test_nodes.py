@@ -12,14 +12,13 @@ from py_trees.common import Status
 
 from brain.context import BrainContext, TimedAnimations
 from brain.graph import Graph
-from brain.mood import EmotionEvent, Mood, MoodConfig
+from brain.mood import DEFAULT_CONFIG, EmotionEvent, Mood
 from brain.nodes.actions import BackpackLights, Drive, SetHeadAngle, Wait, rgb555
 from brain.nodes.choosers import ScoreSpec, Scoring, WeightedRandom
 from brain.nodes.conditions import BatteryLow, MoodAbove, MoodBelow, PickedUp, RecentEvent, SimpleMoodIs
 from brain.nodes.cozmo_behaviors import BehaviorSpec, SleepUntilWoken, anim_triggers
 from brain.nodes.decorators import Cooldown, Timeout, Timer
 from brain.nodes.registry import BEHAVIOR_CLASSES
-from brain.personality import DEFAULT_MOOD_CONFIG
 from driver import events as ev
 from driver.robot import Robot
 from driver.samples import RobotStatus
@@ -39,7 +38,7 @@ class FakeClock:
 
 
 def _mood() -> Mood:
-    return Mood(MoodConfig.from_json(DEFAULT_MOOD_CONFIG))
+    return Mood(DEFAULT_CONFIG)
 
 
 def _ctx(clock: FakeClock | None = None, seed: int = 7) -> BrainContext:
@@ -277,8 +276,8 @@ def test_scoring_vetoes_zero_and_prefers_the_higher_score() -> None:
 
 def test_behaviour_classes_read_their_trigger_spellings_and_fire_emotion_events() -> None:
     clock = FakeClock()
-    yay = EmotionEvent.from_json({"name": "Yay", "emotionAffectors": [{"emotionType": "Happy", "value": 0.5}]})
-    mood = Mood(MoodConfig.from_json(DEFAULT_MOOD_CONFIG), [yay])
+    yay = EmotionEvent("Yay", {"Happy": 0.5})
+    mood = Mood(DEFAULT_CONFIG, [yay])
     ctx = BrainContext(mood=mood, clock=clock, rng=random.Random(2), animations=TimedAnimations(clock, 0.5))
     for key in ("animTriggers", "animTrigger", "AnimTrigger", "animationTrigger"):
         assert anim_triggers(BehaviorSpec("PlayAnim", "x", {key: ["A", "B"]})) == ["A", "B"]

@@ -11,7 +11,9 @@ from driver.protocol import frame, table
 from driver.protocol import messages as m
 from driver.protocol.frame import DecodeError, PacketType, RawPacket
 
-# Every message protocol.md names, plus what a client exchanges at start-up.
+# Every message protocol.md names, plus what a client exchanges at start-up. Where PyCozmo's name
+# (which protocol.md follows) is wrong, the table uses the official one (hardware.md §9): see
+# OFFICIAL_NAMES.
 PROTOCOL_MD_NAMES = """
 LightStateCenter CubeLights CubeId ObjectConnect SetHeadLight LightStateSide Enable DriveWheels
 TurnInPlaceAtSpeed MoveLift MoveHead SetLiftHeight SetHeadAngle TurnInPlace StopAllMotors ClearPath
@@ -48,16 +50,49 @@ PROTOCOL_MD_IDS = {
     "ImageImuData": 0xF4, "ObjectAccel": 0xF5,
 }
 
+#: protocol.md's (PyCozmo's) name -> the official name the table uses (hardware.md §9). PyCozmo's
+#: TurnInPlaceAtSpeed is 0x33, whose official name is DriveWheelsCurvature; the official
+#: TurnInPlaceAtSpeed is 0x3a.
+OFFICIAL_NAMES = {
+    "ObjectConnect": "SetPropSlot", "Enable": "GetManufacturingInfo", "TurnInPlaceAtSpeed": "DriveWheelsCurvature",
+    "RobotDelocalized": "SyncTimeAck", "BodyInfo": "ManufacturingID",
+}
+
+#: Messages PyCozmo lacks (hardware.md §9, and WiFiFlashID), with their ids and payload sizes.
+ADDED = {
+    "TurnInPlaceAtSpeed": (0x3A, 8), "IMURequest": (0x4A, 4), "CliffEvent": (0xC0, 6), "PotentialCliff": (0xC1, 0),
+    "IMURawDataChunk": (0xC7, 14), "RobotStopped": (0xD4, 1), "MotorAutoEnabled": (0xD8, 2), "WiFiFlashID": (0xEC, 4),
+}
+
 
 # --- the table and registries -----------------------------------------------------------------
 
 
 def test_table_covers_protocol_md():
-    missing = [n for n in PROTOCOL_MD_NAMES if n not in m.BY_NAME]
+    missing = [n for n in PROTOCOL_MD_NAMES if OFFICIAL_NAMES.get(n, n) not in m.BY_NAME]
     assert not missing
     for name, msg_id in PROTOCOL_MD_IDS.items():
-        assert m.BY_NAME[name].ID == msg_id, name
-        assert m.BY_ID[msg_id] is m.BY_NAME[name]
+        official = OFFICIAL_NAMES.get(name, name)
+        assert m.BY_NAME[official].ID == msg_id, name
+        assert m.BY_ID[msg_id] is m.BY_NAME[official]
+    for wrong in ("ObjectConnect", "Enable", "RobotDelocalized", "BodyInfo"):
+        assert wrong not in m.BY_NAME
+
+
+def test_messages_pycozmo_lacks_have_the_official_ids_and_sizes():
+    for name, (msg_id, size) in ADDED.items():
+        assert m.BY_ID[msg_id] is m.BY_NAME[name], name
+        assert m.BY_NAME[name].SIZE == size, name
+    assert (m.DriveWheelsCurvature.ID, m.DriveWheelsCurvature.SIZE) == (0x33, 10)
+    assert m.SetPropSlot.FIELDS == ("factory_id", "slot") and m.SetPropSlot.SIZE == 5
+
+
+def test_sync_time_ack_is_not_a_delocalisation():
+    """A real robot answers SyncTime with 0xc2: it must decode as SyncTimeAck."""
+    msg = m.decode(RawPacket(PacketType.COMMAND, b"\xc2"))
+    assert type(msg) is m.SyncTimeAck and msg.NAME == "SyncTimeAck"
+    cliff = m.decode(RawPacket(PacketType.COMMAND, bytes.fromhex("c0 e8030000 03 01")))
+    assert (cliff.timestamp, cliff.detected_flags, cliff.did_stop_for_cliff) == (1000, 3, True)
 
 
 def test_registries_and_class_attributes():
@@ -70,7 +105,7 @@ def test_registries_and_class_attributes():
     assert m.BY_PACKET_TYPE[PacketType.PING] is m.Ping
     assert len(m.BY_ID) == len(m.BY_NAME) - 4  # Connect, Disconnect, Ping, Keyframe have no id
     with pytest.raises(TypeError):
-        m.BY_ID[0x01] = m.Enable  # read-only registry
+        m.BY_ID[0x01] = m.GetManufacturingInfo  # read-only registry
 
 
 def test_directions_and_packet_types_follow_the_id_ranges():
@@ -97,7 +132,7 @@ def test_known_sizes():
     assert m.LightStateCenter.SIZE == 3 * 10 + 1
     assert m.AnimBackpackLights.SIZE == 10
     assert m.Ping.SIZE == 17
-    assert m.Enable.SIZE == 0
+    assert m.GetManufacturingInfo.SIZE == 0
     assert m.DisplayImage.SIZE is None and m.DisplayImage.MIN_SIZE == 2
     assert m.ImageChunk.SIZE is None and m.ImageChunk.MIN_SIZE == 20
 
@@ -145,7 +180,7 @@ def test_equality_repr_to_dict():
     assert m.MoveHead(1.0) == m.MoveHead(1.0)
     assert m.MoveHead(1.0) != m.MoveHead(2.0)
     assert m.MoveHead(1.0) != m.MoveLift(1.0)  # same layout, different message
-    assert m.Enable() == m.Enable() and m.Enable() != m.AbortAnimation()
+    assert m.GetManufacturingInfo() == m.GetManufacturingInfo() and m.GetManufacturingInfo() != m.AbortAnimation()
     expected = "PathFollowingEvent(event_id=3, event_type=PathEventType.COMPLETED)"
     assert repr(m.PathFollowingEvent(3, 2)) == expected
     r = repr(m.RobotState(status=0x201))
@@ -171,7 +206,7 @@ def test_encode_gives_a_command_packet_with_the_id_byte():
     assert raw == RawPacket(PacketType.COMMAND, bytes([0x37]) + struct.pack("<ffffB", 0.5, 15, 20, 0, 0))
     assert raw.seq == frame.OOB_SEQ
     assert m.decode(raw) == m.SetHeadAngle(angle_rad=0.5)
-    assert m.encode_body(m.Enable()) == b"\x25"
+    assert m.encode_body(m.GetManufacturingInfo()) == b"\x25"
 
 
 def test_event_packets_and_is_oob():

@@ -55,6 +55,6 @@ def test_pycozmo_client_connects_gets_state_and_moves_the_head() -> None:
         assert out["states"] >= 5  # ~33 Hz RobotState for 0.4 s
         assert out["head"] == pytest.approx(0.6, abs=0.02)
         assert sim.body.head.position == pytest.approx(0.6, abs=0.02)
-        assert sim.counts["SetHeadAngle"] == 1 and sim.counts["Enable"] >= 1
+        assert sim.counts["SetHeadAngle"] == 1 and sim.counts["GetManufacturingInfo"] >= 1
 
     run(body(), timeout=60)

@@ -162,18 +162,6 @@ reactions:
     assert b.played() == ["GoToSleepGetIn", "Giggle", "WakeUp"] and b.branch == "night > wake up"
 
 
-def test_reload_clears_suspension_and_reactions(tmp_path: Path) -> None:
-    b = Brain(tmp_path)
-    b.until(1.5)
-    b.react("Poked")
-    b.root.stop(Status.INVALID)
-    b.runner.clear()
-    b.root.set_tree(load_personality(tmp_path / "p.yaml", b.ctx).root)
-    assert b.root.suspended_at is None and b.runner.active is None
-    b.root.tick_once()
-    assert b.root.status is Status.RUNNING
-
-
 # ----------------------------------------------------------------------------- the daemon
 
 PROBE = """\

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from driver import events as ev
 from driver.protocol import messages as m
 from driver.robot import ActionCancelled, Robot, RobotError
 from driver.samples import RobotStatus
@@ -20,22 +21,26 @@ from .conftest import eventually, run
 pytestmark = pytest.mark.e2e
 
 
-async def _pair(**sim_kwargs: object) -> tuple[SimulatedCozmo, Robot]:
+async def _pair(heard: list[str] | None = None, **sim_kwargs: object) -> tuple[SimulatedCozmo, Robot]:
     sim = await SimulatedCozmo(port=0, **sim_kwargs).start()  # type: ignore[arg-type]
     robot = Robot(*sim.address, lost_after=1.0)
+    if heard is not None:
+        robot.add_message_listener(lambda msg: heard.append(msg.NAME))
     await robot.connect()
     return sim, robot
 
 
 def test_connect_runs_the_startup_sequence_and_state_streams() -> None:
     async def body() -> None:
-        sim, robot = await _pair()
+        heard: list[str] = []
+        sim, robot = await _pair(heard)
         try:
             assert robot.info.firmware_version == 2381
             assert robot.info.serial_number == sim.serial_number
             assert robot.info.body_hw_version == 5
-            for name in ("Enable", "SetOrigin", "SyncTime"):
+            for name in ("GetManufacturingInfo", "SetOrigin", "SyncTime"):
                 assert sim.counts[name] >= 1, name
+            assert "SyncTimeAck" in heard  # the robot's answer to SyncTime, not a delocalisation
             first = robot.state
             assert first is not None
             await asyncio.sleep(0.35)
@@ -59,8 +64,17 @@ def test_head_lift_turn_and_wheels_move_the_simulated_body() -> None:
             await robot.set_head_angle(0.5)
             assert sim.body.head.position == pytest.approx(0.5, abs=0.01)
             assert robot.state.has(RobotStatus.HEAD_IN_POS)  # type: ignore[union-attr]
+            down = robot.state.proprioception  # type: ignore[union-attr]
+            assert (down.lift_angle_rad, down.lift_height_mm) == (pytest.approx(-0.198, abs=0.002),
+                                                                  pytest.approx(32.0, abs=0.1))
             await robot.set_lift_height(85)
             assert sim.body.lift.position == pytest.approx(85, abs=1.0)  # LIFT_IN_POS tolerance
+            # The wire carries the arm's angle; the sample has it and the height it gives.
+            up = robot.state.proprioception  # type: ignore[union-attr]
+            assert sim.robot_state().lift_angle_rad == pytest.approx(math.asin((85 - 45) / 66), abs=0.02)
+            assert up.lift_angle_rad == pytest.approx(math.asin((85 - 45) / 66), abs=0.02)
+            assert up.lift_height_mm == pytest.approx(85, abs=1.0)
+            assert dict((j.name, j.unit) for j in up.joints)["lift"] == "rad"
             # out-of-range requests are clamped to the physical limits
             await robot.set_head_angle(3.0)
             assert sim.body.head.position == pytest.approx(math.radians(44.5), abs=0.01)
@@ -148,6 +162,33 @@ def test_scripted_pick_up_cliff_button_and_cube_tap_raise_events() -> None:
     run(body())
 
 
+def test_the_firmwares_own_cliff_stop_and_motor_reports_become_events() -> None:
+    """CliffEvent, PotentialCliff, RobotStopped and MotorAutoEnabled, as a real robot sends them
+    (PyCozmo's table lacks them, so they used to arrive as unknown messages)."""
+
+    async def body() -> None:
+        sim, robot = await _pair()
+        events: list[ev.RobotEvent] = []
+        robot.add_listener(events.append)
+        try:
+            sim.send(m.CliffEvent(timestamp=1234, detected_flags=0b11, did_stop_for_cliff=True))
+            sim.send(m.PotentialCliff())
+            sim.send(m.RobotStopped(reason=0))
+            sim.send(m.MotorAutoEnabled(motor_id=m.MotorId.LIFT, enabled=False))
+            sim.send(m.CliffEvent(timestamp=1300, detected_flags=0, did_stop_for_cliff=False))
+            await eventually(lambda: sum(isinstance(e, ev.CliffReported) for e in events) == 2)
+            cliffs = [e for e in events if isinstance(e, ev.CliffReported)]
+            assert [(c.detected, c.stopped, c.sensors) for c in cliffs] == [(True, True, 3), (False, False, 0)]
+            assert any(isinstance(e, ev.PotentialCliff) for e in events)
+            assert [e.reason for e in events if isinstance(e, ev.RobotStopped)] == [0]
+            assert [(e.motor_id, e.enabled) for e in events if isinstance(e, ev.MotorAutoEnabled)] == [(2, False)]
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body())
+
+
 def test_ten_thousand_commands_arrive_once_in_order_through_a_bad_network() -> None:
     faults = NetworkFaults(loss=0.10, duplicate=0.10, reorder=0.10, seed=1234)
 
@@ -213,7 +254,7 @@ def test_no_robot_gives_a_clear_error() -> None:
         sim = await SimulatedCozmo(port=0).start()
         port = sim.port
         await sim.stop()
-        robot = Robot("127.0.0.1", port, connect_timeout=0.6)
+        robot = Robot("127.0.0.1", port, connect_timeout_s=0.6)
         with pytest.raises(RobotError, match="cannot connect"):
             await robot.connect()
 

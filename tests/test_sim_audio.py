@@ -9,7 +9,6 @@ import pytest
 
 from driver.animation.audio import (
     SAMPLES_PER_FRAME,
-    SimpleAudioSink,
     mulaw_decode,
     pcm_to_frames,
 )
@@ -127,43 +126,3 @@ def test_a_failing_sink_is_dropped_and_the_robot_keeps_working(caplog: pytest.Lo
     with caplog.at_level(logging.ERROR, logger="driver.sim.server"):
         run(main(), timeout=30)
     assert sum("audio output failed" in r.getMessage() for r in caplog.records) == 1
-
-
-def test_play_audio_without_simpleaudio_warns_once_and_the_simulator_runs(caplog: pytest.LogCaptureFixture) -> None:
-    try:
-        import simpleaudio  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("simpleaudio is installed; this test would make sound")
-
-    async def main() -> None:
-        sim = await SimulatedCozmo(port=0, play_audio=True).start()
-        assert isinstance(sim.audio_out, SimpleAudioSink) and not sim.audio_out.available
-        robot = Robot(*sim.address, lost_after=2.0)
-        await robot.connect()
-        ctl = AnimationController(robot, seed=1)
-        try:
-            await ctl.play(Clip("say", head_angle=(HeadAngle(0, 100, 5),)), audio=_sound_frames(3))
-            assert sim.speaker.frames == 3
-        finally:
-            await ctl.stop()
-            await robot.disconnect()
-            await sim.stop()
-
-    with caplog.at_level(logging.WARNING):
-        run(main(), timeout=30)
-    warnings = [r.getMessage() for r in caplog.records if "simpleaudio is not installed" in r.getMessage()]
-    assert len(warnings) == 1 and "audio" in warnings[0]
-
-
-def test_simple_audio_sink_gathers_frames_into_chunks_and_ends_a_chunk_at_silence() -> None:
-    sink = SimpleAudioSink(chunk_frames=3)
-    if sink.available:
-        pytest.skip("simpleaudio is installed; this test would make sound")
-    # without simpleaudio the sink discards everything without failing
-    for _ in range(5):
-        sink.write(np.zeros(SAMPLES_PER_FRAME, dtype=np.int16))
-    sink.write(None)
-    sink.close()
-    assert sink._thread is None and sink._chunks.empty()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import subprocess
 import sys
@@ -31,14 +30,8 @@ def test_sim_command_serves_a_robot_and_stops_after_duration() -> None:
     )
     try:
         async def body() -> float:
-            robot = Robot("127.0.0.1", port, connect_timeout=3)
-            for _ in range(30):  # the process needs a moment to bind
-                try:
-                    await robot.connect()
-                    break
-                except Exception:
-                    robot = Robot("127.0.0.1", port, connect_timeout=0.3)
-                    await asyncio.sleep(0.1)
+            robot = Robot("127.0.0.1", port, reconnect_initial_s=0.1, reconnect_max_s=0.2, connect_timeout_s=15)
+            await robot.connect()  # keeps trying while the process starts and binds
             await robot.set_head_angle(0.4)
             angle = robot.state.proprioception.head_angle_rad  # type: ignore[union-attr]
             await robot.disconnect()

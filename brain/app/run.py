@@ -1,140 +1,361 @@
-"""``cozmo-brain run``: one robot's brain, from start-up to a clean stop.
+"""``cozmo-brain run``: one robot's brain as a long-running service, from start-up to a clean stop.
 
-Start-up: config → resource set → robot (or the in-process simulator) → safety layer → animation
-controller → mood → personality. Then the heartbeat runs until ``--duration`` ends, SIGINT or
-SIGTERM; SIGHUP, or an edit of the personality file, reloads the personality, and a broken edit
-keeps the old one running and says why. At the end the motors stop and the link says goodbye.
+Start-up (:class:`~brain.app.startup.BrainStack`): config → resource set → personality check →
+robot (or the in-process simulator with ``--sim``) → animation controller → brain. A broken
+personality (or mood configuration) ends ``run`` at once with exit code 1 and
+``file:line: key: message`` lines, before anything touches the network.
 
-The personality file (and the mood configuration) are validated before anything touches the
-network: a broken file ends ``run`` at once with exit code 1 and ``file:line: key: message`` lines.
+While running:
+
+- an edit of the personality file (or of a YAML file beside it) reloads the personality;
+  SIGHUP re-reads the config file too, then reloads the personality. What can change live
+  changes (``logging.level``, ``heartbeat_hz``, ``personality``); what cannot (the robot's
+  address, resources, the frame clock …) is named in one log line. A broken edit is reported
+  and the running personality stays.
+- a lost robot suspends the personality until the robot is back (see :mod:`brain.engine`); the
+  daemon never exits because of it.
+- the daemon's own tasks (heartbeat, file watcher, reloader) are supervised: one that dies is
+  logged with its traceback and ends the process with exit code 1, for the service manager to
+  restart it (:mod:`brain.app.supervise`).
+- under systemd (``$NOTIFY_SOCKET``) it reports READY, STATUS, RELOADING, STOPPING and watchdog
+  keep-alives (:mod:`brain.app.notify`).
+
+``--record FILE`` writes every datagram of the robot's connection to FILE (see
+:mod:`driver.capture.recorder`; ``record.max_mb`` and ``record.files`` bound it).
+
+SIGTERM or SIGINT (or the end of ``--duration``) stops it: the tree stops, the controller
+stops, the motors stop, the face goes neutral and the link says goodbye once; exit code 0. A
+second SIGTERM or SIGINT exits at once with 128 + the signal number.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import functools
 import logging
+import os
 import signal
+from collections.abc import Awaitable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, TypeVar
 
-from driver.animation.controller import AnimationController
-from driver.robot import Robot, RobotError
-from driver.sim.script import ScriptError, load_script
-from driver.sim.server import SimulatedCozmo
-
-from ..engine import Brain, load_resources, validate_before_start
+from ..engine import Brain
+from ..heartbeat import Snapshot
 from .config import Config, ConfigError, load_config, parse_robot_address
+from .notify import Notifier
+from .startup import BrainStack, RobotOptions, StartupError
+from .supervise import Supervisor, install_exception_handler
 
-__all__ = ["run_brain", "run_command"]
+__all__ = ["RunOptions", "Daemon", "run_command"]
 
 log = logging.getLogger("cozmo_brain")
 
+T = TypeVar("T")
 
-async def run_brain(cfg: Config, *, sim: bool, robot_addr: tuple[str, int] | None, personality: Path,
-                    roots: list[Path], duration: float | None, sim_script: list[Any], audio: bool = False) -> int:
-    """Run one brain until stopped; returns the exit code."""
-    from ..personality import PersonalityError
+#: Seconds between two looks at the personality files.
+WATCH_INTERVAL_S = 1.0
+#: Settings that a SIGHUP applies to the running daemon.
+LIVE_SETTINGS = ("log_level", "heartbeat_hz", "personality")
+#: Config fields by the name they have in config.yaml (others are shown by their field name).
+YAML_NAMES = {
+    "robot_host": "robot.host", "robot_port": "robot.port", "lost_after_s": "robot.lost_after_s",
+    "reconnect_initial_s": "robot.reconnect_initial_s", "reconnect_max_s": "robot.reconnect_max_s",
+    "connect_timeout_s": "robot.connect_timeout_s", "frame_clock_priority": "frame_clock.priority",
+    "frame_clock_cpu": "frame_clock.cpu", "log_level": "logging.level",
+    "record_max_mb": "record.max_mb", "record_files": "record.files",
+}
 
-    simulator: SimulatedCozmo | None = None
-    robot: Robot | None = None
-    controller: AnimationController | None = None
-    brain: Brain | None = None
-    stop = asyncio.Event()
-    reload_requested = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig, action in ((signal.SIGINT, stop.set), (signal.SIGTERM, stop.set), (signal.SIGHUP, reload_requested.set)):
+
+@dataclass
+class RunOptions:
+    """What the command line says; it wins over the config file."""
+
+    config: str | None = None
+    sim: bool = False
+    robot: tuple[str, int] | None = None
+    personality: Path | None = None
+    resources: list[Path] | None = None
+    duration: float | None = None
+    sim_script: list[Any] = dataclasses.field(default_factory=list)
+    audio: bool = False
+    #: write every datagram of the robot's connection here (``--record``)
+    record: Path | None = None
+    #: -v or -q was given: the config's logging.level does not apply
+    log_level_fixed: bool = False
+
+    def apply(self, cfg: Config) -> Config:
+        """``cfg`` with the command line's settings put over it."""
+        changes: dict[str, Any] = {}
+        if self.personality is not None:
+            changes["personality"] = self.personality
+        if self.resources is not None:
+            changes["resources"] = list(self.resources)
+        if self.robot is not None:
+            changes["robot_host"], changes["robot_port"] = self.robot
+        return dataclasses.replace(cfg, **changes)
+
+
+class Daemon:
+    """One ``run``: start-up, the running service (reload, supervision, notifications), shutdown."""
+
+    def __init__(self, cfg: Config, options: RunOptions, *, notifier: Notifier | None = None) -> None:
+        self.options = options
+        self.cfg = options.apply(cfg)
+        self.notifier = notifier or Notifier.from_environ()
+        self.stop = asyncio.Event()
+        self.exit_code = 0
+        self.brain: Brain | None = None
+        self.supervisor = Supervisor(self._task_failed)
+        self._reload = asyncio.Event()
+        self._reread_config = False
+        self._stopping = False
+        self._reported_suspended = False
+
+    # ------------------------------------------------------------------ the run
+
+    async def run(self) -> int:
+        """Run until stopped; returns the exit code."""
+        loop = asyncio.get_running_loop()
+        install_exception_handler(loop)
+        self._install_signals(loop)
+        cfg = self.cfg
+        stack = BrainStack(
+            cfg.personality, cfg.resource_roots(), heartbeat_hz=cfg.heartbeat_hz, robot=RobotOptions.from_config(cfg),
+            controller_options={"release_priority": cfg.frame_clock_priority or None,
+                                "release_cpu": cfg.frame_clock_cpu})
+        simulator: Any = None
+        recorder: Any = None
         try:
-            loop.add_signal_handler(sig, action)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
-    try:
-        resources = load_resources(roots)
-        errors = validate_before_start(personality, resources)
-        if errors:
-            log.error("cannot load the personality:\n%s", "\n".join(errors))
+            stack.prepare()
+            if self.stop.is_set():
+                return self.exit_code
+            address = (cfg.robot_host, cfg.robot_port)
+            if self.options.sim:
+                from driver.sim.server import SimulatedCozmo
+
+                simulator = await SimulatedCozmo("127.0.0.1", 0, script=self.options.sim_script,
+                                                 play_audio=self.options.audio).start()
+                address = simulator.address
+            open_link = None
+            if self.options.record is not None:
+                recorder = self._recorder(self.options.record, address)
+                if recorder is None:
+                    return 1
+                from driver.link import Link
+
+                open_link = functools.partial(Link.open, tap=recorder.engine_tap)
+            self.notifier.status(f"connecting to the robot at {address[0]}:{address[1]}", force=True)
+            brain = await self._unless_stopped(stack.start(address, open_link=open_link))
+            if brain is None:
+                log.info("stopped before the robot answered")
+                return self.exit_code
+            self.brain = brain
+            self._serve(brain)
+            await self.stop.wait()
+            self.notifier.stopping("stopping")
+            hb = brain.heartbeat.stats
+            log.info("stopped after %d beats (median beat %.2f ms, %d missed); %d reactions; safety stops: %d",
+                     hb.beats, hb.median_tick_ms(), hb.missed, brain.reactions.handled, brain.safety.stops)
+            return self.exit_code
+        except StartupError as exc:
+            log.error("%s", exc)
             return 1
-        if sim:
-            simulator = await SimulatedCozmo("127.0.0.1", 0, script=sim_script, play_audio=audio).start()
-            robot_addr = simulator.address
-        assert robot_addr is not None
-        robot = Robot(*robot_addr, lost_after=cfg.lost_after_s)
-        await robot.connect()
-        controller = AnimationController(robot, resources=roots, release_priority=cfg.frame_clock_priority or None,
-                                         release_cpu=cfg.frame_clock_cpu)
-        controller.start()
-        brain = Brain(robot, resources, personality, heartbeat_hz=cfg.heartbeat_hz, controller=controller)
-        try:
-            brain.load()
-        except PersonalityError as exc:
-            log.error("cannot load the personality:\n%s", exc)
-            return 1
-        watcher = loop.create_task(_watch_file(personality, reload_requested, stop))
-        reloader = loop.create_task(_reload_on_request(brain, reload_requested, stop))
-        log.info("running %s at %.0f Hz%s", personality.name, cfg.heartbeat_hz,
-                 f" for {duration:.0f} s" if duration else " (Ctrl-C stops)")
-        try:
-            await brain.heartbeat.run(stop, duration)
         finally:
-            watcher.cancel()
-            reloader.cancel()
-        hb = brain.heartbeat.stats
-        log.info("stopped after %d beats (median beat %.2f ms, %d missed); %d reactions; safety stops: %d",
-                 hb.beats, hb.median_tick_ms(), hb.missed, brain.reactions.handled, brain.safety.stops)
-        return 0
-    except RobotError as exc:
-        log.error("%s", exc)
-        return 1
-    finally:
-        if brain is not None:
-            brain.close()
-        if controller is not None:
-            await controller.stop()
-        if robot is not None:
-            await robot.disconnect()
-        if simulator is not None:
-            await simulator.stop()
+            self.notifier.stopping()
+            await self.supervisor.close()
+            await stack.close()
+            if simulator is not None:
+                await simulator.stop()
+            if recorder is not None:
+                recorder.close()
+                log.info("recorded %d datagrams to %s", recorder.datagrams, self.options.record)
+            self.notifier.close()
 
+    def _recorder(self, path: Path, address: tuple[str, int]) -> Any:
+        """The recording of the robot's traffic for ``--record`` (None, said why, when it cannot be written)."""
+        from driver.capture.recorder import CaptureRecorder
 
-async def _watch_file(path: Path, changed: asyncio.Event, stop: asyncio.Event, interval: float = 1.0) -> None:
-    """Set ``changed`` when the personality file (or a YAML beside it) is modified."""
-    def stamp() -> float:
+        cfg = self.cfg
         try:
-            files = [path, *path.parent.glob("*.yaml")]
-            return max(p.stat().st_mtime for p in files if p.exists())
-        except OSError:
-            return 0.0
+            recorder = CaptureRecorder(path, max_bytes=int(cfg.record_max_mb * 1e6), keep=cfg.record_files,
+                                       peer=f"{address[0]}:{address[1]}")
+        except OSError as exc:
+            log.error("--record %s: cannot write: %s", path, exc.strerror or exc)
+            return None
+        log.info("recording the robot's traffic to %s (%g MB a file, %d older files kept)", path,
+                 cfg.record_max_mb, cfg.record_files)
+        return recorder
 
-    last = stamp()
-    while not stop.is_set():
-        await asyncio.sleep(interval)
-        now = stamp()
-        if now != last:
-            last = now
-            log.info("personality files changed; reloading")
-            changed.set()
+    def _serve(self, brain: Brain) -> None:
+        """Start the heartbeat, the file watcher and the reloader, and tell systemd the daemon is up."""
+        hb = brain.heartbeat
+        hb.observers.append(self._report)
+        hb.on_time = lambda period: self.notifier.watchdog(slack_s=period / 2)
+        self.supervisor.spawn(self._beat(brain), "heartbeat", may_end=True)
+        self.supervisor.spawn(self._watch(brain), "personality watcher")
+        self.supervisor.spawn(self._reloader(brain), "reloader")
+        duration = self.options.duration
+        log.info("running %s at %.0f Hz%s", self.cfg.personality.name, hb.rate_hz,
+                 f" for {duration:.0f} s" if duration else " (Ctrl-C stops)")
+        self.notifier.ready(f"running {brain.personality.name}")
 
+    def _report(self, snap: Snapshot) -> None:
+        """STATUS= after each beat: a suspension and its end at once, other changes at most once a second."""
+        suspended = snap.branch.startswith("suspended (")
+        self.notifier.status(_status_line(snap.branch, snap.why), force=suspended != self._reported_suspended)
+        self._reported_suspended = suspended
 
-async def _reload_on_request(brain: Brain, requested: asyncio.Event, stop: asyncio.Event) -> None:
-    from ..personality import PersonalityError
+    async def _beat(self, brain: Brain) -> None:
+        await brain.heartbeat.run(self.stop, self.options.duration)
+        self.stop.set()
 
-    while not stop.is_set():
-        await requested.wait()
-        requested.clear()
+    async def _unless_stopped(self, work: Awaitable[T]) -> T | None:
+        """``await work``, unless a stop comes first (then ``work`` is cancelled and None returned)."""
+        task = asyncio.ensure_future(work)
+        stopped = asyncio.ensure_future(self.stop.wait())
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            stopped.cancel()
+            return task.result()
+        task.cancel()
         try:
-            brain.load()
-        except PersonalityError as exc:
-            log.error("reload failed, keeping the running personality:\n%s", exc)
+            await task
+        except (asyncio.CancelledError, Exception) as exc:
+            log.debug("start-up cancelled: %r", exc)
+        return None
+
+    def _task_failed(self, name: str) -> None:
+        self.exit_code = 1
+        self.stop.set()
+
+    # ------------------------------------------------------------------ signals
+
+    def _install_signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self._on_stop_signal, sig)
+        loop.add_signal_handler(signal.SIGHUP, self._on_hangup)
+
+    def _on_stop_signal(self, sig: signal.Signals) -> None:
+        if self._stopping:  # two signals reached the loop together
+            _exit_now(sig, None)
+        self._stopping = True
+        log.info("%s: stopping (a second signal exits at once)", sig.name)
+        self.notifier.stopping("stopping")
+        self.stop.set()
+        for s in (signal.SIGINT, signal.SIGTERM):
+            # A plain handler, not through the loop: it runs even while the loop is stuck.
+            signal.signal(s, _exit_now)
+
+    def _on_hangup(self) -> None:
+        log.info("SIGHUP: re-reading the configuration and reloading the personality")
+        self._reread_config = True
+        self._reload.set()
+
+    # ------------------------------------------------------------------ reload
+
+    async def _watch(self, brain: Brain) -> None:
+        """Ask for a reload when the personality file, or a YAML file beside it, changes.
+
+        A file that is missing (deleted, or being replaced by an editor) is a state like any other:
+        its return is a change. A file that exists but cannot be looked at (no permission, a symlink
+        loop) ends the watcher with that error: the daemon can no longer follow its personality, so
+        it stops (exit code 1) rather than run on unwatched, and its restart reports the file.
+        """
+        last = _stamp(brain.personality_path)
+        while True:
+            await asyncio.sleep(WATCH_INTERVAL_S)
+            now = _stamp(brain.personality_path)
+            if now != last:
+                last = now
+                log.info("personality files changed; reloading")
+                self._reload.set()
+
+    async def _reloader(self, brain: Brain) -> None:
+        from ..personality import PersonalityError
+
+        while True:
+            await self._reload.wait()
+            self._reload.clear()
+            self.notifier.reloading()
+            if self._reread_config:
+                self._reread_config = False
+                self._apply_config(brain)
+            try:
+                brain.load()
+                status = f"running {brain.personality.name}"
+            except PersonalityError as exc:
+                log.error("reload failed, keeping the running personality:\n%s", exc)
+                status = f"reload failed, running {brain.personality.name}"
+            self.notifier.ready(status)
+
+    def _apply_config(self, brain: Brain) -> None:
+        """Re-read the config file; apply what can change live, name what needs a restart."""
+        try:
+            new = self.options.apply(load_config(self.options.config))
+        except ConfigError as exc:
+            log.error("config not re-read, keeping the running settings: %s", exc)
+            return
+        old, self.cfg = self.cfg, new
+        changed = [f.name for f in dataclasses.fields(Config)
+                   if f.name != "source" and getattr(old, f.name, None) != getattr(new, f.name, None)]
+        applied = []
+        if "log_level" in changed and not self.options.log_level_fixed:
+            logging.getLogger().setLevel(new.log_level)
+            applied.append(f"logging.level {new.log_level}")
+        if "heartbeat_hz" in changed:
+            brain.heartbeat.set_rate(new.heartbeat_hz)
+            applied.append(f"heartbeat_hz {new.heartbeat_hz:g}")
+        if "personality" in changed:
+            brain.personality_path = new.personality
+            applied.append(f"personality {new.personality}")
+        restart = [YAML_NAMES.get(name, name) for name in changed if name not in LIVE_SETTINGS]
+        where = new.source or old.source or "defaults"
+        log.info("config %s re-read: %s", where, ", ".join(applied) if applied else "nothing to change live")
+        if restart:
+            log.warning("config %s: %s changed; takes effect after a restart", where, ", ".join(restart))
+
+
+def _stamp(path: Path) -> tuple[tuple[str, int | None, int], ...]:
+    """(name, mtime, size) of the personality file and the YAML files beside it; None for a missing one."""
+    files = [path, *sorted(p for p in path.parent.glob("*.yaml") if p != path)]
+    out: list[tuple[str, int | None, int]] = []
+    for p in files:
+        try:
+            st = os.stat(p)
+        except (FileNotFoundError, NotADirectoryError):
+            out.append((p.name, None, 0))
+        else:
+            out.append((p.name, st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+def _status_line(branch: str, why: str) -> str:
+    return f"{branch or 'idle'}{f' - {why}' if why else ''}"
+
+
+def _exit_now(signum: int, frame: FrameType | None) -> None:
+    os.write(2, f"{signal.Signals(signum).name} again: exiting at once\n".encode())
+    os._exit(128 + signum)
 
 
 def run_command(args: argparse.Namespace) -> int:
     """``cozmo-brain run``."""
     try:
         cfg = load_config(args.config)
-        robot_addr = None if args.sim else (
-            parse_robot_address(args.robot, cfg.robot_port) if args.robot else (cfg.robot_host, cfg.robot_port))
-        script = load_script(args.sim_script) if args.sim_script else []
-    except (ConfigError, ScriptError) as exc:
+        robot = None if args.sim or not args.robot else parse_robot_address(args.robot, cfg.robot_port)
+        script: list[Any] = []
+        if args.sim_script:
+            from driver.sim.script import ScriptError, load_script
+
+            try:
+                script = load_script(args.sim_script)
+            except ScriptError as exc:
+                raise ConfigError(str(exc)) from None
+    except ConfigError as exc:
         log.error("%s", exc)
         return 1
     if args.sim_script and not args.sim:
@@ -143,17 +364,22 @@ def run_command(args: argparse.Namespace) -> int:
     if args.duration is not None and args.duration <= 0:
         log.error("--duration must be positive")
         return 2
-    if not (args.verbose or args.quiet):
+    fixed = bool(args.verbose or args.quiet)
+    if not fixed:
         logging.getLogger().setLevel(cfg.log_level)
-    personality = Path(args.personality) if args.personality else cfg.personality
-    if not personality.is_file():
-        log.error("%s: personality file not found", personality)
+    try:
+        personality = cfg.select_personality(args.personality)
+        roots = cfg.resource_roots(args.resources)
+    except ConfigError as exc:
+        log.error("%s", exc)
         return 1
-    roots = [Path(r).expanduser() for r in args.resources] if args.resources else cfg.resource_roots()
-    for root in roots:
-        if not root.is_dir():
-            log.error("%s: resource folder not found", root)
-            return 1
-    return asyncio.run(run_brain(cfg, sim=args.sim, robot_addr=robot_addr, personality=personality,
-                                 roots=roots, duration=args.duration, sim_script=script,
-                                 audio=bool(getattr(args, "audio", False))))
+    options = RunOptions(
+        config=args.config, sim=args.sim, robot=robot, personality=personality if args.personality else None,
+        resources=roots if args.resources else None, duration=args.duration, sim_script=script,
+        audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed,
+        record=Path(args.record) if getattr(args, "record", None) else None)
+
+    async def main() -> int:
+        return await Daemon(cfg, options).run()
+
+    return asyncio.run(main())

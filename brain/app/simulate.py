@@ -33,13 +33,14 @@ import json
 import logging
 import math
 import random
-import selectors
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+
+from .virtual_time import VirtualTimeLoop, run_virtual
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,6 @@ __all__ = [
     "simulate_command",
 ]
 
-T = TypeVar("T")
-
 #: Wall seconds between progress lines (a line also marks every simulated hour).
 PROGRESS_WALL_S = 5.0
 #: How often (simulated seconds) the progress task looks at the clocks.
@@ -65,99 +64,11 @@ MAX_EPISODES = 200
 #: Loggers of the stack that speak once per change of behaviour or reaction: quiet unless -v, so
 #: the summary stays readable (warnings still show, stamped with the simulated time).
 CHATTY_LOGGERS = ("brain", "cozmo_brain", "driver")
-#: The virtual selector polls the real file descriptors once per this many loop turns.
-POLL_EVERY_TURNS = 32
 REPORT_FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown"}
 
 
 class SimulationError(RuntimeError):
     """The simulation could not run (robot did not connect, personality did not load …)."""
-
-
-# ----------------------------------------------------------------------------- virtual time
-
-
-class _VirtualSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
-    """A real selector that, asked to wait, moves the virtual clock instead.
-
-    The event loop asks its selector to wait exactly until the next timer is due (or forever
-    when none is). A positive wait becomes a jump of the virtual clock followed by a poll of
-    the real file descriptors, so the loop's self-pipe (signals, ``call_soon_threadsafe``)
-    still works; an endless wait stays a real one, since only another thread or a signal can
-    then make progress.
-    """
-
-    def __init__(self, loop: VirtualTimeLoop) -> None:
-        super().__init__()
-        self._loop = loop
-        self._turns = 0
-
-    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:  # noqa: D102
-        if timeout is None:
-            return super().select(None)
-        self._loop._advance(timeout)
-        # Only the loop's own wake-up pipe is registered here. A callback from another thread is
-        # in the ready queue before the pipe is written; signal handlers wait for the read, and a
-        # look every few turns (microseconds of wall time) is soon enough for them.
-        self._turns += 1
-        if self._turns % POLL_EVERY_TURNS:
-            return []
-        return super().select(0)
-
-
-class VirtualTimeLoop(asyncio.SelectorEventLoop):
-    """An asyncio event loop on a virtual clock that never waits for a timer.
-
-    ``time()`` starts at ``start``. When every ready callback has run and the loop would sleep
-    until its next timer, the clock jumps to that timer instead. Timers, ``asyncio.sleep``,
-    ``wait_for`` timeouts and everything else built on ``loop.time()`` behave as in real time,
-    only faster.
-
-    Each turn of the loop also moves the clock by ``turn_s`` (0.1 µs), as a real clock moves
-    while callbacks run. Without it, code that is correct in real time can spin for ever: a
-    deadline computed as ``t + d`` and checked as ``now - t >= d`` can be false by one rounding
-    step when ``now == t + d`` exactly, so a timer that re-arms itself for its deadline would
-    fire again and again at one frozen instant; in real time the clock moves on and the check
-    passes a moment later. A tenth of a microsecond per turn is a few microseconds per
-    simulated second, far below anything the robot can notice.
-    """
-
-    def __init__(self, start: float = 0.0, *, turn_s: float = 1e-7) -> None:
-        self._virtual_now = float(start)
-        self.turn_s = turn_s
-        super().__init__(_VirtualSelector(self))
-        if not turn_s > 0:
-            self.close()
-            raise ValueError(f"turn_s must be positive, got {turn_s!r}")
-
-    def time(self) -> float:
-        """The virtual time in seconds."""
-        return self._virtual_now
-
-    def _advance(self, wait: float) -> None:
-        now = self._virtual_now
-        target = now + max(0.0, wait) + self.turn_s
-        # Far in the future a tenth of a microsecond may be below the float's resolution.
-        self._virtual_now = target if target > now else math.nextafter(now, math.inf)
-
-
-def run_virtual(main: Coroutine[Any, Any, T], *, start: float = 0.0) -> T:
-    """Run ``main`` to completion on a fresh :class:`VirtualTimeLoop` (like ``asyncio.run``)."""
-    loop = VirtualTimeLoop(start)
-    try:
-        asyncio.set_event_loop(loop)
-        return loop.run_until_complete(main)
-    finally:
-        try:
-            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for task in pending:
-                task.cancel()
-            if pending:
-                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            asyncio.set_event_loop(None)
-            loop.close()
 
 
 # ----------------------------------------------------------------------------- the report
@@ -485,47 +396,36 @@ async def simulate(
     just before its heartbeat starts (benchmarks and tools hook in there). Raises
     :class:`SimulationError` when the stack cannot start.
     """
-    from driver.animation.controller import AnimationController
     from driver.memlink import MemoryNetwork
-    from driver.robot import Robot, RobotError
     from driver.sim.server import SimulatedCozmo
 
-    from ..assets.resource_set import ResourceSet
-    from ..engine import Brain, validate_before_start
     from ..nodes.registry import BEHAVIOR_CLASSES
-    from ..personality import PersonalityError
+    from .startup import BrainStack, StartupError
 
     if not hours > 0:
         raise SimulationError(f"the simulated time must be positive, got {hours} h")
     loop = asyncio.get_running_loop()
     wall0 = time.perf_counter()
-    resources = ResourceSet.load(roots)
-    errors = validate_before_start(personality, resources)
-    if errors:
-        raise SimulationError("cannot load the personality:\n" + "\n".join(errors))
+    stack = BrainStack(personality, roots, heartbeat_hz=heartbeat_hz, seed=seed)
+    try:
+        stack.prepare()
+    except StartupError as exc:
+        raise SimulationError(str(exc)) from exc
     report = SimulationReport(personality=personality.stem, personality_file=str(personality), seed=seed,
                               heartbeat_hz=heartbeat_hz, scripted_events=len(script or []))
     net = MemoryNetwork(loop)
     sim = SimulatedCozmo("127.0.0.1", 5551, script=list(script or []))
-    robot = Robot("127.0.0.1", 5551)
-    controller: AnimationController | None = None
-    brain: Brain | None = None
     progress_task: asyncio.Task[None] | None = None
     try:
         await sim.start(open_link=net.open_link)
         try:
-            await robot.connect(open_link=net.open_link)
-        except RobotError as exc:
+            brain = await stack.start(sim.address, open_link=net.open_link)
+        except StartupError as exc:
             raise SimulationError(str(exc)) from exc
-        controller = AnimationController(robot, resources=roots, seed=seed)  # sprites and sounds, as `run` has
-        controller.start()
-        brain = Brain(robot, resources, personality, heartbeat_hz=heartbeat_hz, controller=controller, seed=seed)
-        try:
-            brain.load()
-        except PersonalityError as exc:
-            raise SimulationError(f"cannot load the personality:\n{exc}") from exc
+        robot, controller = stack.robot, stack.controller
+        assert robot is not None and controller is not None
         report.personality = brain.personality.name
-        behavior_ids = set(BEHAVIOR_CLASSES) | set(getattr(resources, "behaviors", {}) or {})
+        behavior_ids = set(BEHAVIOR_CLASSES) | set(getattr(stack.resources, "behaviors", {}) or {})
         start = loop.time()
         recorder = Recorder(report, behavior_ids, start)
         recorder.set_duration(hours * 3600.0)
@@ -553,11 +453,7 @@ async def simulate(
     finally:
         if progress_task is not None:
             progress_task.cancel()
-        if brain is not None:
-            brain.close()
-        if controller is not None:
-            await controller.stop()
-        await robot.disconnect()
+        await stack.close()
         await sim.stop()
     report.wall_s = round(time.perf_counter() - wall0, 3)
     return report
@@ -622,7 +518,7 @@ class _VirtualStamp(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:  # noqa: D102
         if not getattr(record, "_sim_stamped", False):
             record.msg = f"[sim {_hms(self.loop.time() - self.start)}] {record.msg}"
-            record._sim_stamped = True  # type: ignore[attr-defined]
+            record._sim_stamped = True
         return True
 
 
@@ -679,16 +575,12 @@ def simulate_command(args: argparse.Namespace) -> int:
     except (ConfigError, ScriptError) as exc:
         log.error("%s", exc)
         return 1
-    personality = Path(args.personality) if getattr(args, "personality", None) else cfg.personality
-    if not personality.is_file():
-        log.error("%s: personality file not found", personality)
+    try:
+        personality = cfg.select_personality(getattr(args, "personality", None))
+        roots = cfg.resource_roots(getattr(args, "resources", None))
+    except ConfigError as exc:
+        log.error("%s", exc)
         return 1
-    resources = getattr(args, "resources", None)
-    roots = [Path(r).expanduser() for r in resources] if resources else cfg.resource_roots()
-    for root in roots:
-        if not root.is_dir():
-            log.error("%s: resource folder not found", root)
-            return 1
     seed = getattr(args, "seed", None)
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)

@@ -1,7 +1,8 @@
 """``cozmo-brain tree``: show a personality's behaviour tree as text, Graphviz dot or SVG.
 
-The personality is loaded and validated exactly as the daemon would (offline: no robot),
-so the picture is of the tree that would run. SVG needs Graphviz's ``dot`` on the PATH.
+The personality (a file or a name, as for ``run``; the configured one by default) is loaded and
+validated exactly as the daemon would (offline: no robot), against the same resource roots, so
+the picture is of the tree that would run. SVG needs Graphviz's ``dot`` on the PATH.
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ import py_trees
 
 from brain.personality import Personality, PersonalityError, context_for_check, load_personality
 
+from .config import Config, ConfigError, load_config
+
 __all__ = ["render_ascii", "render_dot", "tree_command"]
 
 log = logging.getLogger(__name__)
-
-#: Used when neither --personality nor the config file names one.
-DEFAULT_PERSONALITY = Path("trees/default.yaml")
 
 
 def render_ascii(personality: Personality) -> str:
@@ -47,31 +47,16 @@ def render_dot(personality: Personality) -> str:
     return str(graph.to_string())
 
 
-def _config_personality(config: str | None) -> str | None:
-    path = Path(config) if config else Path("config.yaml")
-    if not path.is_file():
-        return None
-    try:
-        import yaml
+def _resources(cfg: Config, given: list[str] | None) -> Any:
+    """The resource set the personality is checked against: as ``run`` would load it.
 
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except Exception:
-        return None
-    value = data.get("personality") if isinstance(data, dict) else None
-    if isinstance(value, str):
-        return str((path.resolve().parent / value) if not Path(value).is_absolute() else Path(value))
-    return None
-
-
-def _resources(args: argparse.Namespace) -> Any:
-    roots = getattr(args, "resources", None)
-    if not roots:
-        try:
-            from brain.app.check import default_roots
-
-            roots = default_roots(getattr(args, "config", None))
-        except Exception:
-            roots = []
+    A ``--resources`` folder that does not exist is reported and skipped rather than fatal: the
+    picture can still be drawn against the other roots and the packaged set.
+    """
+    existing = [r for r in given or () if Path(r).expanduser().is_dir()]
+    for missing in [r for r in given or () if r not in existing]:
+        log.warning("%s: resource folder not found; skipped", missing)
+    roots = cfg.resource_roots(existing)
     if not roots:
         return None
     from brain.assets import load_resource_set
@@ -82,20 +67,22 @@ def _resources(args: argparse.Namespace) -> Any:
 def tree_command(args: argparse.Namespace) -> int:
     """Handler of ``cozmo-brain tree``; returns the exit code (1 on a bad personality or missing dot)."""
     fmt = getattr(args, "format", "ascii") or "ascii"
-    path = getattr(args, "personality", None) or _config_personality(getattr(args, "config", None)) \
-        or str(DEFAULT_PERSONALITY)
-    if not Path(path).is_file():
-        sys.stderr.write(f"cozmo-brain tree: personality file not found: {path}\n")
+    try:
+        cfg = load_config(getattr(args, "config", None))
+        path = cfg.select_personality(getattr(args, "personality", None))
+        resources = _resources(cfg, getattr(args, "resources", None))
+    except ConfigError as exc:
+        log.error("%s", exc)
         return 1
     dot_exe = shutil.which("dot") if fmt == "svg" else None
     if fmt == "svg" and dot_exe is None:
-        sys.stderr.write("cozmo-brain tree: --format svg needs Graphviz's `dot` on the PATH "
-                         "(install graphviz, or use --format dot and render it elsewhere)\n")
+        log.error("--format svg needs Graphviz's `dot` on the PATH (install graphviz, or use --format dot and "
+                  "render it elsewhere)")
         return 1
     try:
-        personality = load_personality(path, context_for_check(_resources(args)))
+        personality = load_personality(path, context_for_check(resources))
     except PersonalityError as exc:
-        sys.stderr.write(f"cozmo-brain tree: {path} is not a valid personality:\n{exc}\n")
+        log.error("%s is not a valid personality:\n%s", path, exc)
         return 1
     if fmt == "ascii":
         output: str | bytes = render_ascii(personality)
@@ -106,7 +93,7 @@ def tree_command(args: argparse.Namespace) -> int:
         result = subprocess.run([dot_exe, "-Tsvg"], input=render_dot(personality).encode(), capture_output=True,
                                 check=False, timeout=60)
         if result.returncode != 0:
-            sys.stderr.write(f"cozmo-brain tree: dot failed: {result.stderr.decode(errors='replace').strip()}\n")
+            log.error("dot failed: %s", result.stderr.decode(errors="replace").strip())
             return 1
         output = result.stdout
     out = getattr(args, "out", None)

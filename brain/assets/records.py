@@ -45,6 +45,7 @@ __all__ = [
     "Origin",
     "RGBA",
     "ReactionTrigger",
+    "SimpleMoodBlock",
     "SubActivity",
     "TriggerPair",
     "EMPTY",
@@ -156,12 +157,30 @@ class DecayGraph:
 
 
 @dataclass(frozen=True, slots=True)
+class SimpleMoodBlock:
+    """A mood config's ``simpleMood`` block (this project's own key), as written; None = not given.
+
+    ``stimulation`` lists candidate sets of emotion types (a flat list of names in the file is
+    one set), ``frustration`` candidate types; see :class:`brain.mood.SimpleMoodRule`, which
+    fills in what is not given.
+    """
+
+    stimulation: tuple[tuple[str, ...], ...] | None = None
+    frustration: tuple[str, ...] | None = None
+    low_stim_max: float | None = None
+    frustrated_below: float | None = None
+    med_stim_max: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MoodConfig:
     """``mood_config.json``: decay graphs, the default repetition penalty, action-result events.
 
     ``event_mapper`` is the raw ``eventMapper`` block (events defined inside the config);
     ``mapped_events`` holds those events as checked records, and ``emotion_events`` the
     names it lists without defining them (references to events defined elsewhere).
+    ``emotion_types`` and ``simple_mood`` are this project's optional ``emotionTypes`` (types
+    to track even when nothing else names them) and ``simpleMood`` keys.
     """
 
     decay_graphs: Mapping[str, DecayGraph]
@@ -172,6 +191,8 @@ class MoodConfig:
     origin: Origin
     mapped_events: tuple[EmotionEvent, ...] = ()
     emotion_events: tuple[FieldRef, ...] = ()
+    emotion_types: tuple[str, ...] = ()
+    simple_mood: SimpleMoodBlock | None = None
 
     def decay_graph(self, emotion_type: str) -> DecayGraph | None:
         """The decay graph for *emotion_type*, falling back to ``default`` as the engine does."""
@@ -179,8 +200,10 @@ class MoodConfig:
 
     @property
     def declared_types(self) -> frozenset[str]:
-        """Emotion types this file names itself (decay graphs other than ``default``, value ranges)."""
-        return frozenset(t for t in self.decay_graphs if t != "default") | frozenset(self.value_ranges)
+        """Emotion types this file names itself (decay graphs other than ``default``, value ranges,
+        ``emotionTypes``)."""
+        return (frozenset(t for t in self.decay_graphs if t != "default") | frozenset(self.value_ranges)
+                | frozenset(self.emotion_types))
 
 
 @dataclass(frozen=True, slots=True)

@@ -293,7 +293,7 @@ def _load_kind(
             if doc is None:
                 continue
             result = read(doc, sink)
-            items = result if isinstance(result, list) else ([] if result is None else [result])
+            items: list[Any] = result if isinstance(result, list) else [] if result is None else [result]
             for record in items:
                 merged.records.append(record)
                 name = name_of(record)

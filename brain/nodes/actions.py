@@ -437,11 +437,11 @@ def parse_color(value: Any) -> tuple[int, int, int]:
         raise ValueError(f"expected a colour name ({', '.join(sorted(COLORS))}) or #rrggbb, got {value!r}")
     if isinstance(value, (list, tuple)) and len(value) in (3, 4) and all(
             isinstance(c, (int, float)) and not isinstance(c, bool) for c in value):
-        channels = value[:3]
+        r, g, b = channels = value[:3]
         if all(isinstance(c, float) for c in channels) and all(0.0 <= c <= 1.0 for c in channels):
-            return tuple(round(c * 255) for c in channels)  # type: ignore[return-value]
+            return round(r * 255), round(g * 255), round(b * 255)
         if all(0 <= c <= 255 for c in channels):
-            return tuple(int(c) for c in channels)  # type: ignore[return-value]
+            return int(r), int(g), int(b)
     raise ValueError(f"expected a colour: a name, #rrggbb or [r, g, b], got {value!r}")
 
 

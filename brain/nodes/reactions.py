@@ -18,13 +18,15 @@ let the behaviour choice start afresh. :class:`ReactiveRoot` does the same for a
 Nodes take part through two optional methods, called on every RUNNING node of the suspended
 branch: ``on_suspend(now)`` and ``on_resume(now, paused_s)``; a leaf whose class sets
 ``continues_after_suspend = True`` is left running instead of being stopped.
+
+What a reaction is, which event fires it and the :class:`~brain.reactions.ReactionRunner` node that
+runs it are in :mod:`brain.reactions` (the runner is re-exported here, beside the root it serves).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
@@ -32,13 +34,11 @@ from py_trees.composites import Composite
 from py_trees.decorators import Decorator
 
 from brain.context import BrainContext
+from brain.reactions import Reaction, ReactionRunner
 
 __all__ = ["ReactionRunner", "ReactiveRoot", "branch_of", "resume_tree", "suspend_tree"]
 
 log = logging.getLogger(__name__)
-
-#: How long a reaction offered while a more important one runs may wait for its turn (seconds).
-PENDING_TTL_S = 5.0
 
 
 def _children(node: Behaviour) -> list[Behaviour]:
@@ -102,92 +102,6 @@ def branch_of(root: Behaviour) -> str:
     return " > ".join(names)
 
 
-class ReactionRunner(Behaviour):
-    """Runs the active reaction's subtree; FAILURE when there is none, so the personality runs.
-
-    A new reaction replaces the active one only at a strictly higher priority; the same trigger
-    firing again while it runs is ignored (a robot held in the air keeps reporting it). A
-    different, less important reaction offered meanwhile waits (the most important such one,
-    for up to ``pending_ttl_s``) and runs when the active one ends: a robot put down while it
-    still reacts to being picked up then reacts to the put-down too.
-
-    ``on_start`` callbacks see every reaction as it starts (offered, or started after waiting).
-    """
-
-    def __init__(self, ctx: BrainContext, pending_ttl_s: float = PENDING_TTL_S) -> None:
-        super().__init__(name="Reactions")
-        self.ctx = ctx
-        self.pending_ttl_s = pending_ttl_s
-        self.active: Any = None
-        self.pending: Any = None
-        self.pending_since = 0.0
-        self.finished: Any = None
-        self.handled = 0
-        self.on_start: list[Callable[[Any], None]] = []
-
-    def offer(self, reaction: Any) -> bool:
-        """Start ``reaction`` if nothing more important is running; True when it was taken."""
-        if self.active is not None:
-            if reaction.trigger == self.active.trigger:
-                return False
-            if reaction.priority <= self.active.priority:
-                if self.pending is None or reaction.priority >= self.pending.priority:
-                    self.pending, self.pending_since = reaction, self.ctx.now()
-                return False
-            log.info("reaction %s interrupts reaction %s", reaction.trigger, self.active.trigger)
-            self.active.root.stop(Status.INVALID)
-        self._start(reaction)
-        return True
-
-    def _start(self, reaction: Any) -> None:
-        if self.pending is reaction:
-            self.pending = None
-        self.active = reaction
-        self.handled += 1
-        self.ctx.fire_emotion(reaction.trigger)
-        log.info("reaction %s (priority %d)", reaction.trigger, reaction.priority)
-        for callback in list(self.on_start):
-            callback(reaction)
-
-    def start_pending(self) -> bool:
-        """Start the reaction that waited for the active one to end, if it is still fresh."""
-        reaction, self.pending = self.pending, None
-        if self.active is not None or reaction is None:
-            return False
-        if self.ctx.now() - self.pending_since > self.pending_ttl_s:
-            log.debug("reaction %s waited too long and is dropped", reaction.trigger)
-            return False
-        self._start(reaction)
-        return True
-
-    def clear(self) -> None:
-        """Forget every reaction (the personality is being replaced)."""
-        if self.active is not None:
-            self.active.root.stop(Status.INVALID)
-        self.active = self.pending = self.finished = None
-
-    def initialise(self) -> None:
-        self.finished = None
-
-    def update(self) -> Status:
-        self.finished = None
-        if self.active is None:
-            return Status.FAILURE
-        root = self.active.root
-        for _ in root.tick():
-            pass
-        if root.status in (Status.SUCCESS, Status.FAILURE):
-            log.info("reaction %s finished (%s)", self.active.trigger, root.status.value)
-            self.finished, self.active = self.active, None
-            root.stop(Status.INVALID)
-            return Status.SUCCESS
-        return Status.RUNNING
-
-    def terminate(self, new_status: Status) -> None:
-        if new_status == Status.INVALID and self.active is not None:
-            self.active.root.stop(Status.INVALID)
-
-
 class ReactiveRoot(Composite):
     """The brain's root: the reaction runner above the personality's tree (children ``[runner, tree]``).
 
@@ -228,7 +142,8 @@ class ReactiveRoot(Composite):
         for _ in range(2):  # a reaction that ends may hand over to one that waited
             if runner.active is None and not runner.start_pending():
                 break
-            if tree is not None and tree.status is Status.RUNNING and self.suspended_at is None:
+            if tree is not None and tree.status is Status.RUNNING and self.suspended_at is None \
+                    and runner.active is not None:
                 self._suspend(tree, runner.active)
             yield from runner.tick()
             if runner.status is Status.RUNNING:
@@ -249,7 +164,7 @@ class ReactiveRoot(Composite):
         self.status = tree.status if tree.status is not Status.INVALID else Status.FAILURE
         yield self
 
-    def _suspend(self, tree: Behaviour, reaction: Any) -> None:
+    def _suspend(self, tree: Behaviour, reaction: Reaction) -> None:
         now = self.ctx.now()
         self.suspended_branch = branch_of(tree)
         stopped = suspend_tree(tree, now)
@@ -257,7 +172,7 @@ class ReactiveRoot(Composite):
         log.info("reaction %s suspends %s%s", reaction.trigger, self.suspended_branch,
                  f" (stopped {', '.join(n.name for n in stopped)})" if stopped else "")
 
-    def _after(self, tree: Behaviour | None, finished: Any) -> None:
+    def _after(self, tree: Behaviour | None, finished: Reaction | None) -> None:
         """A reaction ended: resume the suspended branch or let the tree start over."""
         if self.suspended_at is None or tree is None:
             return

@@ -27,6 +27,7 @@ from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 from brain.graph import Graph, GraphError
+from driver.events import EVENT_KINDS
 
 from . import cozmo_behaviors as cb
 from .actions import (
@@ -431,7 +432,8 @@ _LIST: list[NodeType] = [
     _leaf("recent_event",
           lambda name, ctx, kind, within_s=1.0, value=True, once=False: RecentEvent(name, ctx, kind, within_s,
                                                                                    value, once),
-          "SUCCESS when an event of `kind` arrived in the last `within_s` seconds.", kind=_S,
+          "SUCCESS when an event of `kind` arrived in the last `within_s` seconds.",
+          kind=Param("str", required=True, choices=tuple(sorted(EVENT_KINDS))),
           within_s=Param("number", default=1.0, minimum=0.0), value=Param("event_value", default=True),
           once=Param("bool", default=False)),
     _leaf("on_charger", lambda name, ctx: OnCharger(name, ctx), "SUCCESS while on the charger."),

@@ -16,14 +16,15 @@ or multi-channel (channels are averaged). Rate conversion is band-limited (a Kai
 sinc interpolator, evaluated per output sample from a table of filter phases), so content above
 the robot's 11,160 Hz Nyquist frequency is removed instead of folding back as audible aliases.
 
-Everything here is pure computation except the host playback at the end: :func:`play_frames`
-(a one-off preview) and :class:`SimpleAudioSink` (a stream, used by the simulator to let you
-hear what the robot would say). Both use the optional ``simpleaudio`` package (the ``audio``
-extra) and only warn when it is missing.
+Everything here is pure computation. Playing sound on this computer (a one-off preview, or the
+simulator's speaker stream, through an :class:`AudioSink`) is :mod:`driver.animation.host_audio`.
 
 :class:`SoundLibrary` is the controller's default answer to a clip's RobotAudio keyframes: it
-finds WAV files named after the keyframe's audio event ids under a resource tree's ``sound``
-folder.
+finds WAV files named after the keyframe's audio event ids (or after sound names, whose ids
+follow from :func:`~driver.animation.sound_ids.audio_event_id`) under a resource tree's
+``sound`` folder. It can play a sound higher or lower (:meth:`SoundLibrary.resolve`): the WAV is
+resampled as if it had been recorded at a different rate, so pitch and tempo change together,
+like a tape played faster; that is how a mood colours the voice.
 """
 
 from __future__ import annotations
@@ -33,14 +34,12 @@ import io
 import logging
 import math
 import os
-import queue
 import struct
-import threading
 import wave
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from .clip import RobotAudio
@@ -48,22 +47,25 @@ if TYPE_CHECKING:
 import numpy as np
 
 from .roots import ResourceRoots, cozmo_resources_dirs
+from .sound_ids import audio_event_id, is_sound_name
 
 __all__ = [
     "FRAMES_PER_SECOND",
     "MULAW_BIAS",
     "MULAW_CLIP",
+    "PITCH_MAX_SEMITONES",
+    "PITCH_STEP_SEMITONES",
     "SAMPLES_PER_FRAME",
     "SAMPLE_RATE",
     "AudioFormatError",
     "AudioSink",
-    "SimpleAudioSink",
+    "PitchedAudioResolver",
     "SoundLibrary",
     "frames_to_pcm",
     "mulaw_decode",
     "mulaw_encode",
     "pcm_to_frames",
-    "play_frames",
+    "pitch_step",
     "read_wav",
     "resample",
     "scale_frames",
@@ -81,6 +83,11 @@ MULAW_BIAS = 132
 MULAW_CLIP = 0x7FFF
 #: Inputs below this are clipped: the encoding of anything lower would not fit in a byte.
 _MIN_ENCODABLE = -(0x7BFF - MULAW_BIAS)  # -31611
+
+#: The furthest a sound can be shifted (semitones either way), and the steps a shift is rounded to
+#: (so a library keeps a few converted versions of a sound, not one per mood value).
+PITCH_MAX_SEMITONES = 4.0
+PITCH_STEP_SEMITONES = 0.25
 
 _WAVE_FORMAT_PCM = 0x0001
 _WAVE_FORMAT_IEEE_FLOAT = 0x0003
@@ -392,44 +399,85 @@ def scale_frames(frames: Sequence[bytes], gain: float) -> list[bytes]:
 # Sounds of a resource tree
 
 
+def pitch_step(semitones: float) -> float:
+    """A pitch shift as a library plays it: within ±:data:`PITCH_MAX_SEMITONES`, rounded to
+    :data:`PITCH_STEP_SEMITONES` (0.0 for anything that is not a finite number)."""
+    if not isinstance(semitones, (int, float)) or not math.isfinite(semitones):
+        return 0.0
+    clamped = max(-PITCH_MAX_SEMITONES, min(PITCH_MAX_SEMITONES, float(semitones)))
+    return round(clamped / PITCH_STEP_SEMITONES) * PITCH_STEP_SEMITONES + 0.0
+
+
+@runtime_checkable
+class PitchedAudioResolver(Protocol):
+    """An audio resolver that can also play a keyframe's sound higher or lower (the controller
+    uses this for a playback's ``pitch_semitones``)."""
+
+    def __call__(self, keyframe: RobotAudio) -> Sequence[bytes] | None:
+        """The keyframe's sound as µ-law frames, as authored (None: no sound)."""
+
+    def resolve(self, keyframe: RobotAudio, pitch_semitones: float = 0.0) -> Sequence[bytes] | None:
+        """The keyframe's sound shifted by ``pitch_semitones`` (None: no sound)."""
+
+
 class SoundLibrary:
     """RobotAudio keyframes -> µ-law frames, from WAV files under a resource tree's ``sound`` folder.
 
     The app's own sounds are Wwise banks, which this project cannot play; a WAV file named after
     an audio event id (``sound/**/<id>.wav``, e.g. ``sound/custom/1234567890.wav``) stands in for
-    that event. ``roots`` is one resource root or several (searched in order, the first file for
-    an id wins). A keyframe listing several ids picks one by its ``probability`` weights (seeded
-    by ``seed``), and its ``volume`` scales the sound. Converted sounds are cached
-    (``cache_size`` of them); :meth:`preload` converts everything up front.
+    that event, and so does one named after a sound name (``sound/voice/vo_yawn.wav`` answers the
+    id :func:`~driver.animation.sound_ids.audio_event_id` gives ``vo_yawn``). ``roots`` is one
+    resource root or several (searched in order, the first file for an id wins). A keyframe
+    listing several ids picks one by its ``probability`` weights (seeded by ``seed``), and its
+    ``volume`` scales the sound. :meth:`resolve` shifts the pitch (and with it the tempo) by
+    resampling. Converted sounds are cached (``cache_size`` of them, keyed by id, volume and
+    pitch step); :meth:`preload` converts everything up front.
 
     Missing pieces are not errors: without a ``sound`` folder every keyframe is silent and one
     warning says so; an id without a file is silent and warned about once.
     """
 
     def __init__(self, roots: ResourceRoots, *,
-                 seed: int | None = None, cache_size: int = 64) -> None:
+                 seed: int | None = None, cache_size: int = 256) -> None:
         self.folders = [root / "sound" for root in cozmo_resources_dirs(roots)]
         self.cache_size = cache_size
         self._rng = np.random.default_rng(seed)
         self._files: dict[str, Path] | None = None
         self._present: list[Path] = []  # the sound folders that exist (found with the files)
-        self._cache: OrderedDict[tuple[int, float], list[bytes]] = OrderedDict()
+        self._cache: OrderedDict[tuple[int, float, float], list[bytes]] = OrderedDict()
         self._warned: set[object] = set()
 
     @property
     def files(self) -> dict[str, Path]:
-        """Audio event id (as text, lower case) -> WAV file, found on first use."""
+        """Audio event id (as decimal text) -> WAV file, found on first use.
+
+        A file whose name is a number is that id's; any other name that is a sound name gives
+        the name's id.
+        """
         if self._files is None:
             self._files = {}
             self._present = [folder for folder in self.folders if folder.is_dir()]
             for folder in self._present:
                 for path in sorted(folder.rglob("*")):
-                    if path.suffix.lower() == ".wav" and path.is_file():
-                        self._files.setdefault(path.stem.lower(), path)
+                    if path.suffix.lower() != ".wav" or not path.is_file():
+                        continue
+                    stem = path.stem
+                    if stem.isdigit():
+                        self._files.setdefault(str(int(stem)), path)
+                    elif is_sound_name(stem):
+                        self._files.setdefault(str(audio_event_id(stem)), path)
         return self._files
 
     def __call__(self, keyframe: RobotAudio) -> list[bytes] | None:
         """The frames for ``keyframe``, or None (silence) when no WAV stands for its event."""
+        return self.resolve(keyframe)
+
+    def resolve(self, keyframe: RobotAudio, pitch_semitones: float = 0.0) -> list[bytes] | None:
+        """The frames for ``keyframe`` played ``pitch_semitones`` higher (lower when negative).
+
+        The shift is bounded and rounded by :func:`pitch_step`; a sound raised by *s* semitones
+        is also 2**(s/12) times as fast (a semitone up: about 6 % shorter).
+        """
         ids = keyframe.audio_event_id
         if not ids:
             return None
@@ -445,13 +493,15 @@ class SoundLibrary:
                             "(further missing sounds are logged at debug level)", event_id, event_id,
                             ", ".join(str(f) for f in self._present))
             return None
-        return self._frames(event_id, path, float(keyframe.volume))
+        return self._frames(event_id, path, float(keyframe.volume), pitch_step(pitch_semitones))
 
-    def preload(self) -> int:
-        """Convert every WAV of the folder now (e.g. before the robot starts); returns how many."""
+    def preload(self, pitches: Iterable[float] = (0.0,)) -> int:
+        """Convert every WAV of the folders now, at each of ``pitches`` (e.g. before the robot
+        starts, so no conversion happens while clips play); returns how many files there are."""
+        steps = sorted({pitch_step(p) for p in pitches})
         for name, path in self.files.items():
-            if name.isdigit():
-                self._frames(int(name), path, 1.0)
+            for step in steps:
+                self._frames(int(name), path, 1.0, step)
         return len(self.files)
 
     def _pick(self, keyframe: RobotAudio) -> int:
@@ -461,14 +511,17 @@ class SoundLibrary:
         w = np.asarray(weights, dtype=np.float64)
         return int(self._rng.choice(len(ids), p=w / w.sum()))
 
-    def _frames(self, event_id: int, path: Path, volume: float) -> list[bytes] | None:
-        key = (event_id, volume)
+    def _frames(self, event_id: int, path: Path, volume: float, pitch: float) -> list[bytes] | None:
+        key = (event_id, volume, pitch)
         frames = self._cache.get(key)
         if frames is not None:
             self._cache.move_to_end(key)
             return frames
         try:
-            frames = wav_to_frames(path)
+            samples, rate = read_wav(path)
+            # played as if recorded at a higher (lower) rate: higher (lower) and faster (slower)
+            shifted = rate if pitch == 0.0 else max(1, int(round(rate * 2.0 ** (pitch / 12.0))))
+            frames = _frames_from_int16_scale(samples.mean(axis=1), shifted)
             frames = scale_frames(frames, max(0.0, min(1.0, volume)))
         except AudioFormatError as exc:
             self._warn_once(path, "cannot use %s: %s", path, exc)
@@ -488,39 +541,7 @@ class SoundLibrary:
 
 
 # ---------------------------------------------------------------------------------------------
-# Optional host playback
-
-
-@functools.cache  # the import's outcome: the same for every caller
-def _simpleaudio() -> Any:
-    """The simpleaudio module, or None when it is not installed."""
-    try:
-        import simpleaudio  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return simpleaudio
-
-
-_MISSING = "simpleaudio is not installed (install the 'audio' extra: pip install 'cozmo-brain[audio]')"
-
-
-@functools.cache
-def _warn_missing_once() -> None:
-    log.warning("%s: host audio playback is off", _MISSING)
-
-
-def play_frames(frames: Sequence[bytes]) -> Any:
-    """Play µ-law frames on the host's speakers, without blocking.
-
-    Returns simpleaudio's play object (call ``wait_done()`` on it to block), or None when
-    simpleaudio is not installed (then nothing is played and a warning is logged once).
-    """
-    sa = _simpleaudio()
-    if sa is None:
-        _warn_missing_once()
-        return None
-    pcm = frames_to_pcm(frames)
-    return sa.play_buffer(pcm.tobytes(), 1, 2, SAMPLE_RATE)
+# Where a simulated robot's speaker output goes
 
 
 class AudioSink(Protocol):
@@ -531,63 +552,3 @@ class AudioSink(Protocol):
 
     def close(self) -> None:
         """No more frames (flush what is buffered, release the device)."""
-
-
-class SimpleAudioSink:
-    """Plays a robot's speaker stream on the host's speakers through ``simpleaudio``.
-
-    simpleaudio plays whole buffers, not streams, so the frames are gathered into chunks of up to
-    ``chunk_frames`` (a sound's end, a silent frame, also closes a chunk) and a small thread plays
-    the chunks one after the other. That costs up to a chunk of latency (default 10 frames, 1/3 s)
-    and leaves tiny gaps between chunks of a long sound: fine for hearing what the robot says.
-    When simpleaudio is not installed the sink logs one warning and discards everything.
-    """
-
-    def __init__(self, chunk_frames: int = 10) -> None:
-        self.chunk_frames = max(1, chunk_frames)
-        self.available = _simpleaudio() is not None
-        if not self.available:
-            log.warning("%s: the simulated robot's speaker output is not played", _MISSING)
-        self._buffer: list[np.ndarray] = []
-        self._chunks: queue.Queue[np.ndarray | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
-
-    def write(self, pcm: np.ndarray | None) -> None:  # noqa: D102
-        if not self.available:
-            return
-        if pcm is None:
-            self._flush()
-            return
-        self._buffer.append(np.asarray(pcm, dtype=np.int16))
-        if len(self._buffer) >= self.chunk_frames:
-            self._flush()
-
-    def close(self) -> None:  # noqa: D102
-        self._flush()
-        if self._thread is not None:
-            self._chunks.put(None)
-            self._thread.join(timeout=5.0)
-            self._thread = None
-
-    def _flush(self) -> None:
-        if not self._buffer:
-            return
-        chunk = np.concatenate(self._buffer)
-        self._buffer = []
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._play, name="speaker", daemon=True)
-            self._thread.start()
-        self._chunks.put(chunk)
-
-    def _play(self) -> None:
-        sa = _simpleaudio()
-        while True:
-            chunk = self._chunks.get()
-            if chunk is None or sa is None:
-                return
-            try:
-                sa.play_buffer(chunk.tobytes(), 1, 2, SAMPLE_RATE).wait_done()
-            except Exception as exc:  # no audio device, busy device: say so once and stop playing
-                log.warning("host audio playback failed (%s); speaker output is discarded from now on", exc)
-                self.available = False
-                return

@@ -492,15 +492,15 @@ def read_bin(path_or_bytes: BinSource, source: str | None = None) -> list[Clip]:
 def _decode_clip(buf: bytes, pos: int, name: str, label: str) -> Clip:
     fbclip = fb_AnimClip.AnimClip()
     fbclip.Init(buf, pos)
-    tracks: dict[str, tuple[model.Keyframe, ...]] = {}
+    tracks: dict[Track, tuple[model.Keyframe, ...]] = {}
     fbkfs = fbclip.Keyframes()
     if fbkfs is not None:
         for track in Track:
             length = getattr(fbkfs, track.vector_name + "Length")()
             if length:
                 getter = getattr(fbkfs, track.vector_name)
-                tracks[track.attr] = tuple(_decode_keyframe(track, getter(j)) for j in range(length))
-    return Clip(name=name, source=label, **tracks)
+                tracks[track] = tuple(_decode_keyframe(track, getter(j)) for j in range(length))
+    return Clip.from_tracks(name, tracks, source=label)
 
 
 def _decode_keyframe(track: Track, fbkf: Any) -> model.Keyframe:

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as dataclass_fields
 from enum import Enum
-from typing import Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 __all__ = [
     "AnimationError",
@@ -177,11 +177,22 @@ class Keyframe:
     SCHEMA: ClassVar[str] = ""
     FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = ()
     trigger_time_ms: int
+    # Every subclass is a frozen dataclass: its fields by keyword, dataclasses.fields() works.
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    if TYPE_CHECKING:
+
+        def __init__(self, **fields: Any) -> None: ...
+
+    @property
+    def duration_ms(self) -> int:
+        """How long this keyframe's action lasts: ``duration_time_ms`` where it has one, else 0."""
+        return getattr(self, "duration_time_ms", 0)
 
     @property
     def end_ms(self) -> int:
         """When this keyframe's action is over: trigger time plus its duration if any."""
-        return self.trigger_time_ms + getattr(self, "duration_time_ms", 0)
+        return self.trigger_time_ms + self.duration_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,7 +447,7 @@ class Track(str, Enum):
         return _TRACK_ATTR[self]
 
     @property
-    def keyframe_type(self) -> type:
+    def keyframe_type(self) -> type[Keyframe]:
         """The keyframe class of this track."""
         return KEYFRAME_TYPES[self]
 
@@ -447,7 +458,7 @@ class Track(str, Enum):
 
 
 #: Track -> keyframe class, in the schema's ``Keyframes`` field order.
-KEYFRAME_TYPES: dict[Track, type] = {
+KEYFRAME_TYPES: dict[Track, type[Keyframe]] = {
     Track.LIFT_HEIGHT: LiftHeight,
     Track.PROCEDURAL_FACE: ProceduralFace,
     Track.HEAD_ANGLE: HeadAngle,
@@ -519,7 +530,7 @@ class PlaybackHints:
         return None
 
 
-def schema_default(cls: type, attr: str) -> Any:
+def schema_default(cls: type[Keyframe], attr: str) -> Any:
     """The value a file format assumes when a keyframe field is absent (the schema default).
 
     Raises KeyError for required fields, which have no default.
@@ -632,6 +643,23 @@ class Clip:
     playback: PlaybackHints = field(default_factory=PlaybackHints)
     source: str | None = field(default=None, compare=False)
 
+    @classmethod
+    def from_tracks(
+        cls,
+        name: str,
+        tracks: Mapping[Track, Iterable[Keyframe]],
+        *,
+        playback: PlaybackHints | None = None,
+        source: str | None = None,
+    ) -> Clip:
+        """A clip from keyframes gathered per track, as the file readers gather them.
+
+        Each track's keyframes must be of that track's class; :meth:`validate` checks it at
+        construction, as for any clip, so the per-track types are left to it here.
+        """
+        by_attr: dict[str, Any] = {track.attr: tuple(frames) for track, frames in tracks.items()}
+        return cls(name, playback=playback if playback is not None else PlaybackHints(), source=source, **by_attr)
+
     def __post_init__(self) -> None:
         for track in Track:
             value = getattr(self, track.attr)
@@ -700,11 +728,11 @@ class Clip:
                     raise ClipError(name, why, track.value, i)
                 for attr, schema_name, kind in cls.FIELDS:
                     value = getattr(kf, attr)
-                    why = _check_value(kind, value)
-                    if not why and (track.value, schema_name) in _UNIT_FIELDS and not 0.0 <= value <= 1.0:
-                        why = f"{value} is outside 0..1"
-                    if why:
-                        raise ClipError(name, f"{schema_name}: {why}", track.value, i, schema_name)
+                    problem = _check_value(kind, value)
+                    if not problem and (track.value, schema_name) in _UNIT_FIELDS and not 0.0 <= value <= 1.0:
+                        problem = f"{value} is outside 0..1"
+                    if problem:
+                        raise ClipError(name, f"{schema_name}: {problem}", track.value, i, schema_name)
                 if kf.trigger_time_ms < previous:
                     raise ClipError(
                         name,

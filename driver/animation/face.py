@@ -198,17 +198,23 @@ class FaceParams:
         head = _check_values(
             [center_x, center_y, scale_x, scale_y, angle], len(FACE_PARAMETERS), source, FACE_PARAMETERS
         )
-        return cls(
-            *head,
-            left_eye=EyeParams.from_list(left_eye, source=f"{source}: leftEye"),
-            right_eye=EyeParams.from_list(right_eye, source=f"{source}: rightEye"),
+        return cls._assemble(
+            head,
+            EyeParams.from_list(left_eye, source=f"{source}: leftEye"),
+            EyeParams.from_list(right_eye, source=f"{source}: rightEye"),
         )
 
     @classmethod
     def _from_checked(cls, v: Sequence[float]) -> FaceParams:
         n = len(FACE_PARAMETERS)
         m = n + NUM_EYE_PARAMETERS
-        return cls(*v[:n], left_eye=EyeParams(*v[n:m]), right_eye=EyeParams(*v[m:]))
+        return cls._assemble(v[:n], EyeParams(*v[n:m]), EyeParams(*v[m:]))
+
+    @classmethod
+    def _assemble(cls, face: Sequence[float], left_eye: EyeParams, right_eye: EyeParams) -> FaceParams:
+        """From the five checked face values (in ``FACE_PARAMETERS`` order) and two eyes."""
+        center_x, center_y, scale_x, scale_y, angle = face
+        return cls(center_x, center_y, scale_x, scale_y, angle, left_eye, right_eye)
 
     def replace(self, **changes: Any) -> FaceParams:
         """A copy with some face-level fields (or whole eyes) changed."""
@@ -409,12 +415,12 @@ def _build_geometry() -> np.ndarray:
         g[r, (o, o + 3), 1] = 1.0
         g[r + 1, o, 1] = -m
         g[r + 1, o + 3, 1] = m
-        arc = slice(o + 4, o + _LID_POINTS)
-        g[0, arc, 0] = _HW * u
-        g[r + 2, arc, 0] = -v
-        g[r, arc, 1] = 1.0
-        g[r + 1, arc, 1] = _HW * u
-        g[r + 3, arc, 1] = v
+        lid_arc = slice(o + 4, o + _LID_POINTS)
+        g[0, lid_arc, 0] = _HW * u
+        g[r + 2, lid_arc, 0] = -v
+        g[r, lid_arc, 1] = 1.0
+        g[r + 1, lid_arc, 1] = _HW * u
+        g[r + 3, lid_arc, 1] = v
     return _readonly(g.reshape(17, -1))
 
 

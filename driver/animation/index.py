@@ -13,6 +13,12 @@ recorded when it is first used. When two files define the same clip name, the fi
 found wins (roots in the order given, files in sorted path order) and the clash is
 recorded in :attr:`ClipIndex.duplicates`.
 
+One exception: a clip's editable text source (``.cozanim``) and its build (a ``.bin`` or
+``.json`` made from it, as ``tools/build_resources.py`` does for ``resources/src/``) in the
+same root are one clip, not a clash. The build is used, wherever it sits in the walk order:
+it is the app's own format, and the build tool's ``--check`` keeps it in step with the source.
+Such pairs are counted in :attr:`ClipIndex.sources_with_build`.
+
 Building is on the start-up path of every robot, so it stays lean: directories are listed
 with ``os.scandir``, files are handled as strings (a :class:`~pathlib.Path` is made only
 when a caller asks for a location or an error), and .bin files go straight to the
@@ -83,6 +89,10 @@ class ClipIndex:
         self.errors: list[tuple[Path, str]] = []
         #: Clip names defined more than once; the first definition wins.
         self.duplicates: list[Duplicate] = []
+        #: Clips whose text source and build were both found in one root (one clip: the build is used).
+        self.sources_with_build = 0
+        # file -> number of the root it was found under, while building (tells a source/build pair from a clash)
+        self._root_of: dict[str, int] = {}
         #: How many files were scanned by :meth:`build`.
         self.files_scanned = 0
         #: How many files have been decoded (each at most once): 0 right after build.
@@ -103,26 +113,31 @@ class ClipIndex:
         index = cls()
         started = time.perf_counter()
         files: list[str] = []
-        for root in roots:
+        for root_no, root in enumerate(roots):
             root_s = os.fspath(root)
             if not os.path.exists(root_s):
                 index.errors.append((Path(root_s), "no such file or directory"))
                 log.warning("animation root %s does not exist", root_s)
                 continue
-            files.extend(_clip_files(root_s))
+            found = _clip_files(root_s)
+            index._root_of.update(dict.fromkeys(found, root_no))
+            files.extend(found)
         total = len(files)
         for n, path in enumerate(files, 1):
             index._add_file(path)
             if total >= PROGRESS_EVERY and n % PROGRESS_EVERY == 0:
                 log.info("clip index: %d/%d files, %d clips", n, total, len(index._locations))
+        index._root_of.clear()  # only needed while building
         index.files_scanned = total
         index.build_seconds = time.perf_counter() - started
         log.info(
-            "clip index: %d clips in %d files (%d unreadable, %d duplicate names) in %.0f ms",
+            "clip index: %d clips in %d files (%d unreadable, %d duplicate names, %d sources beside their build) "
+            "in %.0f ms",
             len(index._locations),
             total,
             len(index.errors),
             len(index.duplicates),
+            index.sources_with_build,
             index.build_seconds * 1000,
         )
         return index
@@ -140,10 +155,19 @@ class ClipIndex:
         for position, name in enumerate(names):
             known = locations.get(name)
             if known is not None:
+                if self._source_and_build(known[0], path):
+                    self.sources_with_build += 1
+                    if _is_source(known[0]):  # the build replaces its source
+                        locations[name] = (path, position)
+                    continue
                 self.duplicates.append(Duplicate(name, Path(known[0]), Path(path)))
                 log.warning("clip %r in %s is already defined in %s; ignored", name, path, known[0])
                 continue
             locations[name] = (path, position)
+
+    def _source_and_build(self, first: str, second: str) -> bool:
+        """Whether two files defining one clip are its text source and its build, in the same root."""
+        return _is_source(first) != _is_source(second) and self._root_of.get(first) == self._root_of.get(second)
 
     def _record_error(self, path: str, exc: AnimationError) -> None:
         reason = getattr(exc, "reason", None) or str(exc)
@@ -249,6 +273,11 @@ def _walk(directory: str, found: list[str]) -> None:
             found.append(entry.path)
     for sub in subdirs:
         _walk(sub, found)
+
+
+def _is_source(path: str) -> bool:
+    """Whether a clip file is an editable text source (rather than a built .bin / .json)."""
+    return path[-len(convert.TEXT_SUFFIX):].lower() == convert.TEXT_SUFFIX
 
 
 def _is_clip_name(name: str) -> bool:

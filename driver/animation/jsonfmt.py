@@ -24,10 +24,13 @@ Errors name the file, the line and the field path, e.g.
 from __future__ import annotations
 
 import json
-import json.decoder
-import json.scanner
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+
+# _locate uses the pure-Python scanner pieces, which report where each value starts: real, but
+# undocumented, so typeshed does not declare them.
+from json.decoder import JSONArray, JSONObject  # type: ignore[attr-defined]
+from json.scanner import py_make_scanner  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
@@ -179,8 +182,8 @@ def scan_json_clip_names(path: str | os.PathLike) -> list[str]:
     for i, entry in enumerate(data["clips"]):
         name = entry.get("Name") if isinstance(entry, dict) else None
         if not isinstance(name, str) or not name:
-            path = ("clips", i, "Name")
-            raise JsonFormatError(label, "expected a non-empty string", _locate(text, path), _path_text(path))
+            where = ("clips", i, "Name")
+            raise JsonFormatError(label, "expected a non-empty string", _locate(text, where), _path_text(where))
         names.append(name)
     return names
 
@@ -221,19 +224,19 @@ def _clip(entry: Any, path: tuple[Any, ...], source: str) -> Clip:
             raise _FieldError(path + (key,), 'unknown field; a clip has "Name" and "keyframes"')
     name = _expect(entry.get("Name"), str, path + ("Name",), "the clip name (a string)")
     kfs = _expect(entry.get("keyframes", {}), dict, path + ("keyframes",), "an object of tracks")
-    tracks: dict[str, tuple[model.Keyframe, ...]] = {}
+    tracks: dict[Track, tuple[model.Keyframe, ...]] = {}
     for key, frames in kfs.items():
         kpath = path + ("keyframes", key)
         track = _TRACK_KEYS.get(key)
         if track is None:
             known = ", ".join(t.vector_name for t in Track)
             raise _FieldError(kpath, f"unknown track; expected one of {known}")
-        if track.attr in tracks:
+        if track in tracks:
             raise _FieldError(kpath, f"track {track.value} is given twice")
         _expect(frames, list, kpath, "a list of keyframes")
-        tracks[track.attr] = tuple(_keyframe(track, kf, kpath + (i,)) for i, kf in enumerate(frames))
+        tracks[track] = tuple(_keyframe(track, kf, kpath + (i,)) for i, kf in enumerate(frames))
     try:
-        return Clip(name=name, source=source, **tracks)
+        return Clip.from_tracks(name, tracks, source=source)
     except ClipError as exc:
         where = path
         if exc.track is not None:
@@ -303,6 +306,14 @@ def _integer(raw: Any, path: tuple[Any, ...]) -> int:
 # --------------------------------------------------------------------------- error lines
 
 
+class _ScannerDecoder(json.JSONDecoder):
+    """A JSONDecoder with the hooks its pure-Python scanner reads declared (typeshed leaves them out)."""
+
+    parse_object: Callable[..., Any]
+    parse_array: Callable[..., Any]
+    scan_once: Callable[[str, int], tuple[Any, int]]
+
+
 def _locate(text: str, path: tuple[Any, ...]) -> int | None:
     """The 1-based line of the JSON value at ``path`` (None if it cannot be found).
 
@@ -310,16 +321,16 @@ def _locate(text: str, path: tuple[Any, ...]) -> int | None:
     reports where each object and array starts.
     """
     starts: dict[int, int] = {}
-    decoder = json.JSONDecoder()
+    decoder = _ScannerDecoder()
 
     def parse_object(s_and_end: tuple[str, int], *args: Any) -> Any:
-        result, end = json.decoder.JSONObject(s_and_end, *args)
+        result, end = JSONObject(s_and_end, *args)
         starts[id(result)] = s_and_end[1] - 1
         keep.append(result)
         return result, end
 
     def parse_array(s_and_end: tuple[str, int], scan_once: Any) -> Any:
-        result, end = json.decoder.JSONArray(s_and_end, scan_once)
+        result, end = JSONArray(s_and_end, scan_once)
         starts[id(result)] = s_and_end[1] - 1
         keep.append(result)
         return result, end
@@ -327,7 +338,7 @@ def _locate(text: str, path: tuple[Any, ...]) -> int | None:
     keep: list[Any] = []  # keeps parsed containers alive so their ids stay unique
     decoder.parse_object = parse_object
     decoder.parse_array = parse_array
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    decoder.scan_once = py_make_scanner(decoder)
     try:
         node, _ = decoder.scan_once(text, _skip_ws(text, 0))
     except (json.JSONDecodeError, StopIteration, RecursionError):

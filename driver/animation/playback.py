@@ -9,6 +9,10 @@ travel as one immutable :class:`PlaybackParams`; the controller applies them whe
 ``done()`` so a behaviour-tree node can start a clip on one tick and look at it on the next.
 The clip's Event keyframes reach behaviours through it too: ``on_event`` callbacks, ``fired()``
 for polling and ``await wait_for_event()``.
+
+This module knows nothing of the controller: a playback is told what happened to it through its
+public ``mark_*``/``complete``/``event_fired`` methods, and hands a caller's ``cancel()`` to the
+callback it was made with.
 """
 
 from __future__ import annotations
@@ -18,13 +22,9 @@ import math
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .clip import AnimationError, Clip
-
-if TYPE_CHECKING:
-    from .clip import RobotAudio
-    from .controller import AnimationController
+from .clip import AnimationError, Clip, RobotAudio
 
 __all__ = [
     "Fit",
@@ -35,6 +35,11 @@ __all__ = [
     "PlaybackState",
     "resolve_easing",
 ]
+
+#: Sounds of a clip's RobotAudio keyframes, resolved when it was queued (None: no sound for it).
+ResolvedSounds = dict[RobotAudio, "Sequence[bytes] | None"]
+#: Images of a clip's FaceAnimation sprite sequences by name, resolved when it was queued.
+ResolvedSprites = dict[str, "Sequence[bytes] | None"]
 
 
 class PlaybackError(AnimationError):
@@ -96,6 +101,10 @@ class PlaybackParams:
       (unless ``no_looping``) and otherwise freezes on the last frame; a shorter slot truncates
       a ``truncatable`` clip and otherwise the clip plays to its end. ``duration_ms=None`` with
       ``Fit.LOOP`` loops until cancelled.
+    - ``pitch_semitones``: play the clip's sounds (its RobotAudio keyframes) this much higher, or
+      lower when negative; the audio resolver shifts them when it supports it (the sound library
+      does, by resampling, so a higher sound is also quicker: pitch and tempo move together).
+      The keyframes still start each sound on time.
     """
 
     speed: float = 1.0
@@ -110,6 +119,7 @@ class PlaybackParams:
     exit_easing: str = "linear"
     duration_ms: float | None = None
     fit: Fit | None = None
+    pitch_semitones: float = 0.0
 
     def __post_init__(self) -> None:
         _finite("speed", self.speed, 0.05, 20.0)
@@ -120,6 +130,7 @@ class PlaybackParams:
         _finite("body_multiplier", self.body_multiplier, -5.0, 5.0)
         _finite("entry_ms", self.entry_ms, 0.0, 60_000.0)
         _finite("exit_ms", self.exit_ms, 0.0, 60_000.0)
+        _finite("pitch_semitones", self.pitch_semitones, -12.0, 12.0)
         if self.duration_ms is not None:
             _finite("duration_ms", self.duration_ms, 0.0, 24 * 3600 * 1000.0)
         if self.fit is not None and not isinstance(self.fit, Fit):
@@ -163,18 +174,26 @@ class Playback:
     cancelled; ``done()``, ``state`` and ``succeeded`` let a caller poll instead. It completes
     when the robot reports AnimationEnded for its ``anim_id`` (or, should that never come, a
     second after the last frame was sent; ``ended_by_robot`` tells which).
+
+    Made by the player (:meth:`AnimationController.play`), which passes ``cancel``: what
+    :meth:`cancel` asks of it, called with (playback, reason). ``sounds`` and ``sprites`` are the
+    clip's sounds and sprite sequences, looked up when it was queued so the frame never waits
+    for a file.
     """
 
-    def __init__(self, controller: AnimationController, clip: Clip, params: PlaybackParams,
-                 tracks: frozenset[str], owner: object | None) -> None:
+    def __init__(self, clip: Clip, params: PlaybackParams, tracks: frozenset[str], owner: object | None, *,
+                 cancel: Callable[[Playback, str], None], audio: Sequence[bytes] | None = None,
+                 sounds: ResolvedSounds | None = None, sprites: ResolvedSprites | None = None) -> None:
         loop = asyncio.get_running_loop()
-        self.controller = controller
         self.clip = clip
         self.params = params
         self.tracks = tracks
         self.owner = owner
         #: a sound (744-byte µ-law frames) played from the clip's first frame, if any
-        self.audio: Sequence[bytes] | None = None
+        self.audio: Sequence[bytes] | None = audio
+        #: the clip's sounds and sprite sequences, resolved when it was queued
+        self.sounds: ResolvedSounds = dict(sounds or {})
+        self.sprites: ResolvedSprites = dict(sprites or {})
         self.state = PlaybackState.QUEUED
         self.anim_id: int | None = None
         #: loop times of the first and last frame sent, and of completion
@@ -191,9 +210,7 @@ class Playback:
         self._future: asyncio.Future[None] = loop.create_future()
         self._future.add_done_callback(_consume_exception)
         self._event_waiters: list[tuple[str, asyncio.Future[bool]]] = []
-        # sounds and sprite sequences resolved when the playback was made (set by the controller)
-        self._sounds: dict[RobotAudio, Sequence[bytes] | None] = {}
-        self._sprites: dict[str, Sequence[bytes] | None] = {}
+        self._cancel = cancel
 
     def __await__(self) -> Generator[Any, None, None]:
         return self._future.__await__()
@@ -227,16 +244,41 @@ class Playback:
         self._event_waiters.append((event_id, fut))
         return await fut
 
-    def _event(self, event_id: str, at: float) -> None:
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Stop the clip now (or drop it from the queue); the robot is told to abort it."""
+        if not self.done():
+            self._cancel(self, reason)
+
+    # -- what the player tells the playback
+
+    def mark_playing(self, anim_id: int, at: float) -> None:
+        """Its first frame is being sent at loop time ``at``, as robot animation ``anim_id``."""
+        self.anim_id = anim_id
+        self.state = PlaybackState.PLAYING
+        self.started_at = at
+
+    def mark_ending(self, at: float) -> None:
+        """Its last frame went out at loop time ``at``; now the robot's AnimationEnded is awaited."""
+        self.last_frame_at = at
+        self.state = PlaybackState.ENDING
+
+    def event_fired(self, event_id: str, at: float) -> None:
+        """The clip's Event keyframe ``event_id`` went out in the frame of loop time ``at``."""
         self.events.append((event_id, at))
         for waited, fut in [w for w in self._event_waiters if w[0] == event_id]:
             self._event_waiters.remove((waited, fut))
             if not fut.done():
                 fut.set_result(True)
 
-    def cancel(self, reason: str = "cancelled") -> None:
-        """Stop the clip now (or drop it from the queue); the robot is told to abort it."""
-        self.controller._cancel(self, reason)
+    def complete(self, *, ended_by_robot: bool = False) -> None:
+        """Every frame was played: succeed (``ended_by_robot``: the robot said AnimationEnded)."""
+        if ended_by_robot and not self.done():
+            self.ended_by_robot = True
+        self._finish(None, PlaybackState.SUCCEEDED)
+
+    def mark_cancelled(self, reason: str) -> None:
+        """It was stopped or dropped (``reason`` says why): awaiting it raises PlaybackCancelled."""
+        self._finish(PlaybackCancelled(f"animation {self.clip.name!r}: {reason}"), PlaybackState.CANCELLED)
 
     def _finish(self, error: BaseException | None, state: PlaybackState) -> None:
         if self._future.done():

@@ -25,6 +25,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from json.decoder import scanstring  # type: ignore[attr-defined]  # real, undocumented: not in typeshed
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from .clip import (
     Track,
     f32_text,
 )
+from .sound_ids import audio_event_id, is_sound_name
 
 __all__ = [
     "CONTROLS",
@@ -238,7 +240,7 @@ def _tokenize(line: str, lineno: int, label: str) -> list[_Token]:
             break
         if ch == '"':
             try:
-                value, end = json.decoder.scanstring(line, i + 1)
+                value, end = scanstring(line, i + 1)
             except json.JSONDecodeError as exc:
                 raise TextFormatError(label, lineno, i + 1, f"bad quoted string: {exc.msg}") from None
             tokens.append(_Token(value, i + 1, quoted=True))
@@ -687,9 +689,18 @@ class _Reader:
         if text == "[]":
             return ()
         parts = text.strip("[]").split(",")
-        if kind == "ilist":
-            return tuple(self.integer(line, tok, col.name, p) for p in parts)
+        if kind == "ilist":  # audio event ids: numbers, or sound names standing for their ids
+            return tuple(self.audio_id(line, tok, col.name, p) for p in parts)
         return tuple(self.number(line, _Token(p, tok.column), col.name) for p in parts)
+
+    def audio_id(self, line: _Line, tok: _Token, name: str, text: str) -> int:
+        """An audio event id: a whole number, or a sound name (its Wwise id, see ``sound_ids``)."""
+        if is_sound_name(text):
+            return audio_event_id(text)
+        if not _INT_RE.match(text):
+            raise self.fail(line.number, tok.column,
+                            f"{name} takes audio event ids (whole numbers) or sound names, got {text!r}")
+        return int(text)
 
     def integer(self, line: _Line, tok: _Token, name: str, text: str) -> int:
         if _INT_RE.match(text):
@@ -724,7 +735,7 @@ class _Reader:
         params = self.parameters(parameter_lines)
         frames, end = self.body(body_lines, opts)
         name = opts.name or self.default_name
-        tracks: dict[str, tuple[model.Keyframe, ...]] = {}
+        tracks: dict[Track, tuple[model.Keyframe, ...]] = {}
         rows_of: dict[Track, list[_Line]] = {}
         for kind_name, entries in frames.items():
             kind = _KINDS[kind_name]
@@ -737,11 +748,11 @@ class _Reader:
                         duration = following - t
                     values["duration_time_ms"] = duration
                 built.append(cls(trigger_time_ms=t, **values))
-            tracks[kind.track.attr] = tuple(built)
+            tracks[kind.track] = tuple(built)
             rows_of[kind.track] = [e[0] for e in entries]
         hints = PlaybackHints(parameters=params, **opts.hints)
         try:
-            return Clip(name=name, playback=hints, source=self.label, **tracks)
+            return Clip.from_tracks(name, tracks, playback=hints, source=self.label)
         except ClipError as exc:
             if exc.track is not None and exc.index is not None:
                 track = Track(exc.track)
@@ -846,7 +857,7 @@ def _columns_for(kind: _Kind, frames: tuple[model.Keyframe, ...], end: int) -> l
             out.append(col)
         elif col.name == kind.duration_column:
             implicit = _implicit_durations([kf.trigger_time_ms for kf in frames], end)
-            if [kf.duration_time_ms for kf in frames] != implicit:
+            if [kf.duration_ms for kf in frames] != implicit:
                 out.append(col)
         elif col.default is None:  # an eye parameter: written while any eye list is that long
             if any(_value_of(col, kf) is not None for kf in frames):
@@ -917,7 +928,7 @@ def clip_to_text(clip: Clip, file_stem: str | None = None) -> str:
             if kf is None:
                 row.append("-")
             elif col.name == _KINDS[col.kind].duration_column:
-                row.append(str(kf.duration_time_ms))
+                row.append(str(kf.duration_ms))
             else:
                 value = _value_of(col, kf)
                 row.append("-" if value is None else _cell_text(col, value))

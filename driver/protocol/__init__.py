@@ -2,8 +2,10 @@
 
 * :mod:`.frame` - datagrams and the raw packets inside them;
 * :mod:`.table` - the message table (every layout, written down once);
-* :mod:`.messages` - message classes generated from the table, ``encode``/``decode``;
-* :mod:`.codec` - the generator behind :mod:`.messages`.
+* :mod:`.messages` - message classes generated from the table, ``encode``/``decode``
+  (typed for checkers by the generated ``messages.pyi``);
+* :mod:`.registry` - the classes by name and id, and the packet codec over them;
+* :mod:`.codec` - the generator behind :mod:`.messages`; :mod:`.record` - its base classes.
 """
 
 from __future__ import annotations

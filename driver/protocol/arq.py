@@ -129,21 +129,31 @@ class SendWindow:
                 samples.append(now - entry.first_sent)
         return samples
 
-    def due(self, now: float, rto: float) -> list[Outstanding]:
-        """Packets whose own timeout expired; marks them as sent again now."""
+    def due(self, now: float, rto: float, until_seq: int | None = None) -> list[Outstanding]:
+        """Packets whose own timeout expired; marks them as sent again now.
+
+        ``until_seq`` stops before that number: packets numbered but not on the wire yet (a
+        clocked frame waiting for its time) are not resent ahead of it.
+        """
         out: list[Outstanding] = []
         for entry in self._in_flight:
+            if entry.seq == until_seq:
+                break
             if entry.last_sent + rto <= now:  # the same sum next_deadline() schedules for
                 entry.last_sent = now
                 entry.sends += 1
                 out.append(entry)
         return out
 
-    def next_deadline(self, rto: float) -> float | None:
-        """The earliest time a packet in flight becomes due, or None when nothing is in flight."""
-        if not self._in_flight:
-            return None
-        return min(e.last_sent for e in self._in_flight) + rto
+    def next_deadline(self, rto: float, until_seq: int | None = None) -> float | None:
+        """The earliest time a packet in flight (before ``until_seq``) becomes due, or None."""
+        earliest: float | None = None
+        for entry in self._in_flight:
+            if entry.seq == until_seq:
+                break
+            if earliest is None or entry.last_sent < earliest:
+                earliest = entry.last_sent
+        return None if earliest is None else earliest + rto
 
     def reset(self, first_seq: int = 0) -> None:
         """Forget everything (after a reconnect)."""

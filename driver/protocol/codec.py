@@ -14,12 +14,13 @@ name the field and what was expected.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import IntEnum, IntFlag
-from typing import Any, ClassVar
+from enum import IntEnum
+from typing import Any, TypeVar
 
-from .frame import DecodeError, PacketType
+from .frame import DecodeError
+from .record import Decoder, Message, Record, Struct
 from .table import (
     BOOL,
     F32,
@@ -38,8 +39,10 @@ from .table import (
 __all__ = [
     "ENCODE_ERRORS",
     "Built",
+    "Decoder",
     "Message",
     "Record",
+    "Struct",
     "build",
     "explain_encode_error",
 ]
@@ -48,83 +51,6 @@ __all__ = [
 ENCODE_ERRORS = (struct.error, TypeError, ValueError, AttributeError, IndexError, OverflowError)
 
 _MODULE = "driver.protocol.messages"
-_BYTES_REPR_LIMIT = 16
-
-
-class Record:
-    """Base of every generated record type (messages and nested structs such as LightState).
-
-    Instances are plain mutable objects with ``__slots__``; equality compares type and fields.
-    """
-
-    __slots__ = ()
-    #: Field names in wire order.
-    FIELDS: ClassVar[tuple[str, ...]] = ()
-    NAME: ClassVar[str] = ""
-    _ENUMS: ClassVar[dict[str, type[IntEnum]]] = {}
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def to_dict(self) -> dict[str, Any]:
-        """Field values by name; nested records become dicts too (for logs, JSON, dashboards)."""
-        return {name: _plain(getattr(self, name)) for name in self.FIELDS}
-
-    def __repr__(self) -> str:
-        enums = self._ENUMS
-        parts = []
-        for name in self.FIELDS:
-            value = getattr(self, name, "<unset>")
-            enum = enums.get(name)
-            parts.append(f"{name}={_enum_repr(enum, value) if enum else _short_repr(value)}")
-        return f"{self.NAME}({', '.join(parts)})"
-
-
-class Message(Record):
-    """Base of every generated message class.
-
-    Class attributes say what a message is: ``ID`` (None for packet-level messages such as Ping),
-    ``NAME``, ``PACKET_TYPE``, ``FROM_ROBOT``, ``SIZE`` (payload bytes after the id; None when
-    the layout has a variable-length tail) and ``MIN_SIZE``.
-    """
-
-    __slots__ = ()
-    ID: ClassVar[int | None] = None
-    PACKET_TYPE: ClassVar[PacketType] = PacketType.COMMAND
-    FROM_ROBOT: ClassVar[bool] = False
-    SIZE: ClassVar[int | None] = None
-    MIN_SIZE: ClassVar[int] = 0
-    SPEC: ClassVar[MessageSpec | None] = None
-
-    def _encode(self) -> bytes:  # replaced per class by generated code
-        raise NotImplementedError
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, Record):
-        return value.to_dict()
-    if isinstance(value, tuple) and value and isinstance(value[0], Record):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _short_repr(value: object) -> str:
-    if isinstance(value, (bytes, bytearray)) and len(value) > _BYTES_REPR_LIMIT:
-        return f"{bytes(value[:_BYTES_REPR_LIMIT])!r}...<{len(value)} bytes>"
-    return repr(value)
-
-
-def _enum_repr(enum: type[IntEnum], value: object) -> str:
-    if issubclass(enum, IntFlag):
-        if not isinstance(value, int):
-            return repr(value)
-        names = [m.name for m in enum if m.value and m.value & (m.value - 1) == 0 and value & m.value]
-        rest = value & ~sum(m.value for m in enum if m.value & (m.value - 1) == 0)
-        if rest:
-            names.append(f"{rest:#x}")
-        return f"{enum.__name__}({'|'.join(names) or '0'})"
-    try:
-        return f"{enum.__name__}.{enum(value).name}"  # type: ignore[call-arg]
-    except (ValueError, TypeError):
-        return repr(value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -135,12 +61,12 @@ def _enum_repr(enum: type[IntEnum], value: object) -> str:
 class Built:
     """The builder's output: classes by name, and decoders for the dispatch tables."""
 
-    structs: dict[str, type[Record]]
+    structs: dict[str, type[Struct]]
     messages: dict[str, type[Message]]
     #: decoder(body) -> message, by message id (COMMAND/EVENT packets).
-    decoders_by_id: dict[int, Callable[[bytes], Message]]
+    decoders_by_id: dict[int, Decoder]
     #: decoder(body) -> message, by packet type, for packet-level messages.
-    decoders_by_packet_type: dict[int, Callable[[bytes], Message]]
+    decoders_by_packet_type: dict[int, Decoder]
 
 
 class _Gen:
@@ -207,11 +133,21 @@ def _coerce_bytes(value: object, where: str) -> bytes:
         raise ValueError(f"{where}: expected bytes (or a sequence of 0..255), got {value!r:.60}") from exc
 
 
-def _coerce_tuple(value: object, where: str) -> tuple:
+def _as_tuple(value: object) -> tuple[object, ...] | None:
+    """The items of an iterable as a tuple; None for anything that does not iterate."""
+    if not isinstance(value, Iterable):
+        return None
     try:
-        return tuple(value)  # type: ignore[call-overload]
-    except TypeError as exc:
-        raise ValueError(f"{where}: expected a sequence, got {value!r:.60}") from exc
+        return tuple(value)
+    except TypeError:
+        return None
+
+
+def _coerce_tuple(value: object, where: str) -> tuple[object, ...]:
+    items = _as_tuple(value)
+    if items is None:
+        raise ValueError(f"{where}: expected a sequence, got {value!r:.60}")
+    return items
 
 
 def _fixed_size(t: FieldType) -> int | None:
@@ -240,7 +176,7 @@ def _struct_codes(spec: StructSpec) -> str:
     return "".join(codes)
 
 
-def _build_struct(spec: StructSpec) -> type[Record]:
+def _build_struct(spec: StructSpec) -> type[Struct]:
     """A nested record class (LightState) with a fast positional maker for decoders."""
     gen = _Gen(spec.name)
     names = [f.name for f in spec.fields]
@@ -250,20 +186,32 @@ def _build_struct(spec: StructSpec) -> type[Record]:
     src += ["    return o"]
     src += ["def _values(self):", "    return (" + "".join(f"self.{n}, " for n in names) + ")"]
     src += _eq_source(names)
-    cls = type(spec.name, (Record,), {"__slots__": tuple(names), "__module__": _MODULE})
-    gen.ns["_cls"] = cls
     ns = gen.run("\n".join(src) + "\n")
-    cls.__init__ = ns["__init__"]  # type: ignore[misc]
-    cls.__eq__ = ns["__eq__"]  # type: ignore[method-assign,assignment]
-    cls._values = ns["_values"]  # type: ignore[attr-defined]
-    cls._make = staticmethod(ns["_make"])  # type: ignore[attr-defined]
-    cls.FIELDS = tuple(names)
-    cls.NAME = spec.name
-    cls.SPEC = spec  # type: ignore[attr-defined]
-    cls.SIZE = _fixed_size(spec)  # type: ignore[attr-defined]
-    cls._ENUMS = {f.name: f.enum for f in spec.fields if f.enum is not None}
-    cls.__doc__ = spec.doc
-    cls.__annotations__ = {f.name: _hint(f.type) for f in spec.fields}
+    cls = _subclass(Struct, spec.name, {
+        "__slots__": tuple(names),
+        "__init__": ns["__init__"],
+        "__eq__": ns["__eq__"],
+        "_values": ns["_values"],
+        "_make": staticmethod(ns["_make"]),
+        "FIELDS": tuple(names),
+        "NAME": spec.name,
+        "SPEC": spec,
+        "SIZE": _fixed_size(spec),
+        "_ENUMS": {f.name: f.enum for f in spec.fields if f.enum is not None},
+        "__doc__": spec.doc,
+        "__annotations__": {f.name: _hint(f.type) for f in spec.fields},
+    })
+    gen.ns["_cls"] = cls  # looked up when _make runs, so it can be bound after the class exists
+    return cls
+
+
+_R = TypeVar("_R", bound=Record)
+
+
+def _subclass(base: type[_R], name: str, namespace: dict[str, object]) -> type[_R]:
+    """``type(name, (base,), namespace)`` in this package's message module, typed as the subclass it is."""
+    cls = type(name, (base,), {"__module__": _MODULE, "__qualname__": name, **namespace})
+    assert issubclass(cls, base)
     return cls
 
 
@@ -293,7 +241,7 @@ def _hint(t: FieldType) -> str:
 class _Layout:
     """Generated decode/encode source for one message, built field by field."""
 
-    def __init__(self, spec: MessageSpec, gen: _Gen, structs: dict[str, type[Record]]) -> None:
+    def __init__(self, spec: MessageSpec, gen: _Gen, structs: dict[str, type[Struct]]) -> None:
         self.spec = spec
         self.gen = gen
         self.structs = structs
@@ -339,7 +287,7 @@ class _Layout:
             self.enc_pre.append(f"    if _len({v}) != {t.length}: raise _ValueError")
             self.exprs.append(f"*{v}")
         else:
-            make = self.gen.const(self.structs[el.name]._make, "mk")  # type: ignore[attr-defined]
+            make = self.gen.const(self.structs[el.name]._make, "mk")
             codes = _struct_codes(el)
             makes = []
             for _ in range(t.length):
@@ -353,7 +301,7 @@ class _Layout:
             self.exprs.extend(f"*{v}[{i}]._values()" for i in range(t.length))
 
     def add_struct(self, f: Field, t: StructSpec) -> None:
-        make = self.gen.const(self.structs[t.name]._make, "mk")  # type: ignore[attr-defined]
+        make = self.gen.const(self.structs[t.name]._make, "mk")
         temps = [self.gen.temp() for _ in t.fields]
         self.codes.append(_struct_codes(t))
         self.targets.extend(temps)
@@ -459,7 +407,7 @@ class _Layout:
             self.dec.pop()  # nothing reads the offset after the last field
         dec = ["def _decode(body):", "    o = _new(_cls)", *self.dec, "    return o"]
         if len(self.enc_parts) == 1 and not self.spec.fields:
-            body_const = self.gen.const(bytes([self.spec.id]) if self.has_id else b"", "B")
+            body_const = self.gen.const(bytes([self.spec.id]) if self.spec.id is not None else b"", "B")
             enc = ["def _encode(o):", f"    return {body_const}"]
         elif self.enc_parts:
             enc = ["def _encode(o):", *self.enc_lines, "    return " + " + ".join(self.enc_parts)]
@@ -468,7 +416,7 @@ class _Layout:
         return "\n".join(dec + enc) + "\n"
 
 
-def _init_source(spec: MessageSpec | StructSpec, gen: _Gen, structs: dict[str, type[Record]]) -> str:
+def _init_source(spec: MessageSpec | StructSpec, gen: _Gen, structs: dict[str, type[Struct]]) -> str:
     """``__init__`` taking fields positionally or by keyword, with the table's defaults."""
     params, lines = [], []
     for f in spec.fields:
@@ -499,11 +447,10 @@ def _init_source(spec: MessageSpec | StructSpec, gen: _Gen, structs: dict[str, t
                       *lines]) + "\n"
 
 
-def _build_message(spec: MessageSpec, structs: dict[str, type[Record]]) -> type[Message]:
+def _build_message(spec: MessageSpec, structs: dict[str, type[Struct]]) -> tuple[type[Message], Decoder]:
+    """The class of one message, and its decoder (body bytes -> message) for the dispatch tables."""
     gen = _Gen(spec.name)
     names = [f.name for f in spec.fields]
-    cls = type(spec.name, (Message,), {"__slots__": tuple(names), "__module__": _MODULE})
-    gen.ns["_cls"] = cls
     gen.ns["_DecodeError"] = DecodeError
     layout = _Layout(spec, gen, structs)
     src = layout.source() + _init_source(spec, gen, structs) + "\n".join(_eq_source(names)) + "\n"
@@ -515,50 +462,55 @@ def _build_message(spec: MessageSpec, structs: dict[str, type[Record]]) -> type[
 
     gen.ns["_short"] = _short
     ns = gen.run(src)
-    cls.__init__ = ns["__init__"]  # type: ignore[misc]
-    cls.__eq__ = ns["__eq__"]  # type: ignore[method-assign,assignment]
-    cls._encode = ns["_encode"]  # type: ignore[method-assign]
-    cls._decode = staticmethod(ns["_decode"])  # type: ignore[attr-defined]
-    cls._SOURCE = src  # type: ignore[attr-defined]  # kept for debugging the generator
-    cls.FIELDS = tuple(names)
-    cls.NAME = spec.name
-    cls.ID = spec.id
-    cls.PACKET_TYPE = spec.packet_type
-    cls.FROM_ROBOT = spec.from_robot
-    cls.SPEC = spec
-    cls.MIN_SIZE = layout.min_size
-    cls.SIZE = None if layout.variable else cls.MIN_SIZE
-    cls._ENUMS = {f.name: f.enum for f in spec.fields if f.enum is not None}
-    cls.__doc__ = spec.doc
-    cls.__annotations__ = {f.name: _hint(f.type) for f in spec.fields}
-    return cls
+    decoder: Decoder = ns["_decode"]
+    cls = _subclass(Message, spec.name, {
+        "__slots__": tuple(names),
+        "__init__": ns["__init__"],
+        "__eq__": ns["__eq__"],
+        "_encode": ns["_encode"],
+        "_decode": staticmethod(decoder),
+        "_SOURCE": src,  # kept for debugging the generator
+        "FIELDS": tuple(names),
+        "NAME": spec.name,
+        "ID": spec.id,
+        "PACKET_TYPE": spec.packet_type,
+        "FROM_ROBOT": spec.from_robot,
+        "SPEC": spec,
+        "MIN_SIZE": layout.min_size,
+        "SIZE": None if layout.variable else layout.min_size,
+        "_ENUMS": {f.name: f.enum for f in spec.fields if f.enum is not None},
+        "__doc__": spec.doc,
+        "__annotations__": {f.name: _hint(f.type) for f in spec.fields},
+    })
+    gen.ns["_cls"] = cls  # looked up when the decoder runs, so it can be bound after the class exists
+    return cls, decoder
 
 
 def build(messages: tuple[MessageSpec, ...], structs: tuple[StructSpec, ...]) -> Built:
     """Generate every class and codec from the table; checks the table's consistency too."""
-    struct_classes: dict[str, type[Record]] = {}
+    struct_classes: dict[str, type[Struct]] = {}
     for s in structs:
         struct_classes[s.name] = _build_struct(s)
     classes: dict[str, type[Message]] = {}
-    by_id: dict[int, Callable[[bytes], Message]] = {}
-    by_ptype: dict[int, Callable[[bytes], Message]] = {}
+    by_id: dict[int, Decoder] = {}
+    by_ptype: dict[int, Decoder] = {}
     for spec in messages:
         if spec.name in classes or spec.name in struct_classes:
             raise ValueError(f"message table: duplicate name {spec.name}")
         if len({f.name for f in spec.fields}) != len(spec.fields):
             raise ValueError(f"message table: {spec.name} has duplicate field names")
-        cls = _build_message(spec, struct_classes)
+        cls, decoder = _build_message(spec, struct_classes)
         classes[spec.name] = cls
         if spec.id is None:
             if spec.packet_type in by_ptype:
                 raise ValueError(f"message table: two messages for packet type {spec.packet_type!r}")
-            by_ptype[int(spec.packet_type)] = cls._decode  # type: ignore[attr-defined]
+            by_ptype[int(spec.packet_type)] = decoder
         else:
             if not 0 <= spec.id <= 0xFF:
                 raise ValueError(f"message table: {spec.name} id {spec.id} out of range")
             if spec.id in by_id:
                 raise ValueError(f"message table: duplicate id 0x{spec.id:02x} ({spec.name})")
-            by_id[spec.id] = cls._decode  # type: ignore[attr-defined]
+            by_id[spec.id] = decoder
     return Built(struct_classes, classes, by_id, by_ptype)
 
 
@@ -566,7 +518,7 @@ def build(messages: tuple[MessageSpec, ...], structs: tuple[StructSpec, ...]) ->
 # Slow path: explain why an encode failed
 
 
-def _check(path: str, t: FieldType, value: object, structs: dict[str, type[Record]]) -> str | None:
+def _check(path: str, t: FieldType, value: object, structs: dict[str, type[Struct]]) -> str | None:
     if isinstance(t, Scalar):
         if t == BOOL:
             return None
@@ -598,26 +550,26 @@ def _check(path: str, t: FieldType, value: object, structs: dict[str, type[Recor
             raw = value.encode("utf-8")
         except UnicodeEncodeError as exc:
             return f"{path}: not encodable as UTF-8 ({exc})"
-        limit = t.length_type.hi
-        if len(raw) > limit:  # type: ignore[operator]
-            return f"{path}: {len(raw)} bytes of UTF-8, at most {limit} fit the length prefix"
+        if len(raw) > t.max_length:
+            return f"{path}: {len(raw)} bytes of UTF-8, at most {t.max_length} fit the length prefix"
         return None
     # Arrays.
     el = t.element
+    seq: Sequence[object]
     if el == U8:
         try:
-            seq: Any = bytes(value)  # type: ignore[call-overload]
+            seq = bytes(value)  # type: ignore[call-overload]  # bytes() decides what it takes
         except (TypeError, ValueError):
             return f"{path}: expected bytes (or a sequence of 0..255), got {value!r:.60}"
     else:
-        try:
-            seq = tuple(value)  # type: ignore[call-overload]
-        except TypeError:
+        items = _as_tuple(value)
+        if items is None:
             return f"{path}: expected a sequence, got {type(value).__name__}"
+        seq = items
     if isinstance(t, FixedArray) and len(seq) != t.length:
         return f"{path}: expected exactly {t.length} items, got {len(seq)}"
-    if isinstance(t, VarArray) and len(seq) > t.length_type.hi:  # type: ignore[operator]
-        return f"{path}: {len(seq)} items, at most {t.length_type.hi} fit the {t.length_type.name} prefix"
+    if isinstance(t, VarArray) and len(seq) > t.max_length:
+        return f"{path}: {len(seq)} items, at most {t.max_length} fit the {t.length_type.name} prefix"
     if el != U8:
         for i, item in enumerate(seq):
             err = _check(f"{path}[{i}]", el, item, structs)
@@ -626,7 +578,7 @@ def _check(path: str, t: FieldType, value: object, structs: dict[str, type[Recor
     return None
 
 
-def explain_encode_error(msg: object, exc: BaseException, structs: dict[str, type[Record]]) -> Exception:
+def explain_encode_error(msg: object, exc: BaseException, structs: dict[str, type[Struct]]) -> Exception:
     """Turn a failure inside a generated encoder into a ValueError naming message and field."""
     if not isinstance(msg, Message):
         return TypeError(f"expected a protocol message, got {type(msg).__name__}")

@@ -37,6 +37,7 @@ __all__ = [
     "U32",
     "U64",
     "BodyColor",
+    "EnumClass",
     "Field",
     "FieldType",
     "FixedArray",
@@ -122,6 +123,11 @@ class VarArray:
     element: Scalar
     length_type: Scalar = U16
 
+    @property
+    def max_length(self) -> int:
+        """The largest element count the length prefix holds."""
+        return (1 << 8 * self.length_type.size) - 1
+
 
 @dataclass(frozen=True)
 class String:
@@ -129,8 +135,15 @@ class String:
 
     length_type: Scalar = U16
 
+    @property
+    def max_length(self) -> int:
+        """The largest byte count the length prefix holds."""
+        return (1 << 8 * self.length_type.size) - 1
+
 
 FieldType = Union[Scalar, StructSpec, FixedArray, VarArray, String]
+#: The enumeration a field's integers name: an IntEnum, or an IntFlag for bit sets.
+EnumClass = Union[type[IntEnum], type[IntFlag]]
 
 
 @dataclass(frozen=True)
@@ -140,7 +153,7 @@ class Field:
     name: str
     type: FieldType
     default: object = None
-    enum: type[IntEnum] | None = None
+    enum: EnumClass | None = None
     doc: str = ""
 
 
@@ -195,7 +208,7 @@ class RobotStatusFlag(IntFlag):
 
 
 class BodyColor(IntEnum):
-    """Body colour reported in BodyInfo."""
+    """Body colour reported in ManufacturingID."""
 
     UNKNOWN = -1
     WHITE_V10 = 0
@@ -340,7 +353,7 @@ class NvEntryTag(IntEnum):
 # Table helpers (terse constructors keep the table readable)
 
 
-def _f(name: str, ftype: FieldType, default: object = None, *, enum: type[IntEnum] | None = None,
+def _f(name: str, ftype: FieldType, default: object = None, *, enum: EnumClass | None = None,
        doc: str = "") -> Field:
     return Field(name, ftype, default, enum, doc)
 
@@ -394,8 +407,9 @@ MESSAGES: tuple[MessageSpec, ...] = (
          doc="Blink patterns for the three middle backpack lights."),
     _msg(0x04, "CubeLights", _f("states", FixedArray(LIGHT_STATE, 4)),
          doc="Blink patterns for the four lights of the cube selected with CubeId."),
-    _msg(0x05, "ObjectConnect", _f("factory_id", U32), _f("connect", BOOL),
-         doc="Connect to (or drop) the accessory with this factory id."),
+    _msg(0x05, "SetPropSlot", _f("factory_id", U32, doc="0 empties the slot (disconnects its cube)"),
+         _f("slot", U8, doc="0-4: the object id the cube gets while connected"),
+         doc="Connect the accessory with this factory id in a slot; the robot connects only when asked."),
     _msg(0x08, "StreamObjectAccel", _f("object_id", U32), _f("enable", BOOL),
          doc="Ask for ObjectAccel readings from a cube."),
     _msg(0x0A, "SetAccessoryDiscovery", _f("enable", BOOL),
@@ -407,14 +421,15 @@ MESSAGES: tuple[MessageSpec, ...] = (
          _f("states", FixedArray(LIGHT_STATE, 2), doc="left, right (red only)"),
          _f("unknown", U8),
          doc="Blink patterns for the two side backpack lights."),
-    _msg(0x25, "Enable", doc="Start-up: the robot answers with BodyInfo."),
+    _msg(0x25, "GetManufacturingInfo", doc="Start-up: the robot answers with ManufacturingID."),
     _msg(0x32, "DriveWheels",
          _f("lwheel_speed_mmps", F32), _f("rwheel_speed_mmps", F32),
          _f("lwheel_accel_mmps2", F32), _f("rwheel_accel_mmps2", F32),
          doc="Run both wheels at the given speeds until told otherwise."),
-    _msg(0x33, "TurnInPlaceAtSpeed",
-         _f("wheel_speed_mmps", F32), _f("wheel_accel_mmps2", F32), _f("direction", I16),
-         doc="Spin on the spot until stopped."),
+    _msg(0x33, "DriveWheelsCurvature",
+         _f("speed_mmps", F32), _f("accel_mmps2", F32),
+         _f("curvature_radius_mm", I16, 0x7FFF, doc="32767 drives straight, 0 turns on the spot"),
+         doc="Drive along an arc (or straight, or on the spot) until told otherwise."),
     _msg(0x34, "MoveLift", _f("speed_rad_per_sec", F32), doc="Move the lift at a speed until stopped."),
     _msg(0x35, "MoveHead", _f("speed_rad_per_sec", F32), doc="Move the head at a speed until stopped."),
     _msg(0x36, "SetLiftHeight",
@@ -430,6 +445,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
          _f("angle_tolerance_rad", F32), _f("unknown4", U8), _f("unknown5", U8),
          _f("is_absolute", BOOL), _f("action_id", U8),
          doc="Turn the body by (or to) an angle."),
+    _msg(0x3A, "TurnInPlaceAtSpeed", _f("speed_rad_per_sec", F32), _f("accel_rad_per_sec2", F32),
+         doc="Spin on the spot until stopped."),
     _msg(0x3B, "StopAllMotors", doc="Stop wheels, head and lift."),
     _msg(0x3C, "ClearPath", _f("unknown", U16), doc="Forget the queued path segments."),
     _msg(0x3D, "AppendPathSegLine",
@@ -451,8 +468,10 @@ MESSAGES: tuple[MessageSpec, ...] = (
          _f("unknown0", U32), _f("pose_frame_id", U32), _f("pose_origin_id", U32, 1),
          _f("pose_x", F32), _f("pose_y", F32), _f("unknown5", U32, 0x80000000),
          doc="Start-up: reset the pose frame; RobotState streaming starts after SyncTime."),
+    _msg(0x4A, "IMURequest", _f("length_ms", U32),
+         doc="Ask for a burst of raw IMU readings (IMURawDataChunk) lasting this long."),
     _msg(0x4B, "SyncTime", _f("timestamp", U32), _f("unknown", U32),
-         doc="Start-up: align the robot clock; the robot then streams RobotState."),
+         doc="Start-up: align the robot clock; answered by SyncTimeAck, later RobotState starts."),
     _msg(0x4C, "EnableCamera",
          _f("image_send_mode", I8, ImageSendMode.STREAM, enum=ImageSendMode),
          _f("image_resolution", I8, ImageResolution.QVGA, enum=ImageResolution),
@@ -518,13 +537,25 @@ MESSAGES: tuple[MessageSpec, ...] = (
     _msg(0xB9, "ObjectTapFiltered",
          _f("timestamp", U32), _f("object_id", U32), _f("time", U8), _f("intensity", U8),
          doc="A cube tap after the firmware's filtering."),
-    _msg(0xC2, "RobotDelocalized", doc="The robot lost track of where it is (for example, picked up)."),
+    _msg(0xC0, "CliffEvent",
+         _f("timestamp", U32),
+         _f("detected_flags", U8, doc="a bit per cliff sensor; Cozmo's one sensor sets bits 0 and 1"),
+         _f("did_stop_for_cliff", BOOL),
+         doc="A cliff was seen (held 500 ms to rule out a pick-up) or cleared (flags 0)."),
+    _msg(0xC1, "PotentialCliff", doc="A cliff reading while stop-on-cliff is off."),
+    _msg(0xC2, "SyncTimeAck", doc="Start-up: the robot's answer to SyncTime, about 30 ms later."),
     _msg(0xC3, "RobotPoked", doc="Someone poked the robot."),
     _msg(0xC4, "AcknowledgeAction", _f("action_id", U8),
          doc="The robot accepted a head/lift action; sent before the motion."),
     _msg(0xC6, "PathFollowingEvent",
          _f("event_id", U16), _f("event_type", U8, enum=PathEventType),
          doc="Progress of a path started with ExecutePath."),
+    _msg(0xC7, "IMURawDataChunk",
+         _f("accel", FixedArray(I16, 3), doc="mm/s², head frame"),
+         _f("gyro", FixedArray(I16, 3), doc="mrad/s, head frame"),
+         _f("order", U8, doc="0 for the first reading of a burst, 2 for the last"),
+         _f("timestamp", U8),
+         doc="One raw IMU reading of a burst asked for with IMURequest."),
     _msg(0xC9, "HardwareInfo", _f("serial_number_head", U32), _f("unknown1", U8), _f("unknown2", U8),
          doc="Start-up: the head's serial number."),
     _msg(0xCA, "AnimationStarted", _f("anim_id", U8), doc="A streamed animation started playing."),
@@ -543,19 +574,23 @@ MESSAGES: tuple[MessageSpec, ...] = (
     _msg(0xD1, "MotorCalibration",
          _f("motor_id", U8, enum=MotorId), _f("calib_started", BOOL), _f("auto_started", BOOL),
          doc="A motor started or finished calibrating."),
+    _msg(0xD4, "RobotStopped", _f("reason", U8), doc="The firmware stopped the motors by itself (at a cliff)."),
     _msg(0xD7, "ObjectUpAxisChanged",
          _f("timestamp", U32), _f("object_id", U32), _f("axis", U8, UpAxis.UNKNOWN, enum=UpAxis),
          doc="A cube was turned onto another face."),
+    _msg(0xD8, "MotorAutoEnabled", _f("motor_id", U8, enum=MotorId), _f("enabled", BOOL),
+         doc="The firmware switched a motor off or on by itself (the lift, when someone forces it)."),
     _msg(0xDB, "ButtonPressed", _f("pressed", BOOL), doc="The backpack button (hardware v5 and later)."),
-    _msg(0xDD, "FallingStarted", _f("unknown", U32), doc="The robot is in free fall."),
+    _msg(0xDD, "FallingStarted", _f("timestamp", U32), doc="The robot is in free fall."),
     _msg(0xDE, "FallingStopped",
-         _f("unknown", U32), _f("duration_ms", U32), _f("impact_intensity", F32),
+         _f("timestamp", U32), _f("duration_ms", U32), _f("impact_intensity", F32),
          doc="The robot landed."),
-    _msg(0xED, "BodyInfo",
+    _msg(0xEC, "WiFiFlashID", _f("flash_id", U32), doc="Start-up: the id of the Wi-Fi chip's flash."),
+    _msg(0xED, "ManufacturingID",
          _f("serial_number", U32),
          _f("body_hw_version", U32, doc="5 on production units, 7 on development units"),
          _f("body_color", I32, BodyColor.UNKNOWN, enum=BodyColor),
-         doc="Start-up: answer to Enable."),
+         doc="Start-up: answer to GetManufacturingInfo (body serial, hardware version, colour)."),
     _msg(0xEE, "FirmwareSignature", _f("unknown", U16), _f("signature", String()),
          doc='Start-up: JSON describing the firmware build, with "version": 2381.'),
     _msg(0xEF, "FirmwareUpdateResult", _f("byte_count", U32), _f("chunk_id", U16), _f("status", U8),
@@ -567,7 +602,8 @@ MESSAGES: tuple[MessageSpec, ...] = (
          _f("pose_x", F32), _f("pose_y", F32), _f("pose_z", F32),
          _f("pose_angle_rad", F32), _f("pose_pitch_rad", F32),
          _f("lwheel_speed_mmps", F32), _f("rwheel_speed_mmps", F32),
-         _f("head_angle_rad", F32), _f("lift_height_mm", F32),
+         _f("head_angle_rad", F32),
+         _f("lift_angle_rad", F32, doc="-0.198 with the lift down; height = 45 + 66 sin(angle) mm"),
          _f("accel_x", F32), _f("accel_y", F32), _f("accel_z", F32),
          _f("gyro_x", F32), _f("gyro_y", F32), _f("gyro_z", F32),
          _f("battery_voltage", F32),

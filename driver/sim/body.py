@@ -1,7 +1,9 @@
 """The simulated Cozmo's body: head, lift, wheels, pose, orientation, battery and the status flags.
 
 Pure state stepped by ``step(dt)``; the simulator's network side feeds it commands and reads
-RobotState from it. Motions respect the robot's physical limits (head −25°…44.5°, lift 32…92 mm,
+RobotState from it. The lift is modelled by its height; RobotState carries the arm's angle, as a
+real robot's does (see :func:`driver.samples.lift_angle_rad`).
+Motions respect the robot's physical limits (head −25°…44.5°, lift 32…92 mm,
 wheels ±200 mm/s, track 45 mm) and move at the commanded speeds with a trapezoid-free but
 speed-limited approach, which is what behaviours can observe through RobotState.
 """
@@ -12,14 +14,22 @@ import math
 from dataclasses import dataclass, field
 
 from ..protocol.table import RobotStatusFlag
-from ..samples import GRAVITY_MMPS2, ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, ORIENTATIONS, UPRIGHT
+from ..samples import (
+    GRAVITY_MMPS2,
+    LIFT_ARM_MM,
+    LIFT_PIVOT_MM,
+    ON_BACK,
+    ON_FACE,
+    ON_LEFT_SIDE,
+    ON_RIGHT_SIDE,
+    ORIENTATIONS,
+    UPRIGHT,
+)
 
 HEAD_MIN_RAD = math.radians(-25.0)
 HEAD_MAX_RAD = math.radians(44.5)
 LIFT_MIN_MM = 32.0
 LIFT_MAX_MM = 92.0
-LIFT_ARM_MM = 66.0
-LIFT_PIVOT_MM = 45.0
 WHEEL_MAX_MMPS = 200.0
 TRACK_MM = 45.0
 HEAD_TOLERANCE_RAD = math.radians(1.0)

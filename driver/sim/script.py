@@ -1,7 +1,8 @@
 """Scripted timelines for the simulated Cozmo: "pick me up at 5 s, show a cliff at 8 s".
 
-A timeline is a YAML list of steps, each with a time ``at`` (seconds after the engine
-connects) and an ``event``, plus that event's own fields::
+A timeline is a YAML list of steps, each with a time ``at`` (seconds after an engine first
+connects; the clock runs on through losses and reconnects) and an ``event``, plus that event's
+own fields::
 
     - {at: 5, event: pick_up}
     - {at: 7, event: put_down}
@@ -14,7 +15,15 @@ connects) and an ``event``, plus that event's own fields::
     - {at: 14, event: on_charger}
     - {at: 20, event: battery, volts: 3.5}
     - {at: 25, event: silent, for: 4}        # stop answering for 4 s
-    - {at: 40, event: reboot}
+    - {at: 40, event: reboot, for: 5}        # forgets the engine; answers nothing for 5 s while it boots
+
+and what the camera sees (places are relative to the robot at that moment, then fixed in the room;
+bearings are degrees to the left, negative to the right)::
+
+    - {at: 5, face: alice, bearing_deg: 30, distance_m: 0.6, height_m: 0.25}   # someone comes
+    - {at: 9, face: alice, bearing_deg: -10}                                   # moves (the rest stays)
+    - {at: 15, face_leaves: alice}
+    - {at: 20, motion: ground, bearing_deg: 15, for: 2}  # a ball rolls about (also: air, a waving hand)
 
 Errors name the file, the line and the step, and what was expected.
 """
@@ -28,6 +37,7 @@ from typing import Any
 import yaml
 
 from ..samples import ORIENTATIONS
+from .room import MOTION_KINDS, PHOTOS
 
 #: event name -> {field: (type, default or REQUIRED)}
 REQUIRED = object()
@@ -45,13 +55,33 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "on_charger": {},
     "off_charger": {},
     "battery": {"volts": (float, REQUIRED)},
-    "delocalize": {},
     "silent": {"for": (float, REQUIRED)},
-    "reboot": {},
+    "reboot": {"for": (float, None)},
     "orientation": {"orientation": (str, REQUIRED), "for": (float, None)},
+    "face": {"face": (str, REQUIRED), "bearing_deg": (float, None), "distance_m": (float, None),
+             "height_m": (float, None), "photo": (str, None)},
+    "face_leaves": {"face_leaves": (str, REQUIRED)},
+    "motion": {"motion": (str, REQUIRED), "bearing_deg": (float, 0.0), "distance_m": (float, None),
+               "height_m": (float, None), "for": (float, 2.0)},
+}
+#: Steps that may leave out ``event``: the field of that name says which it is ({at: 5, face: alice}).
+SHORT_FORMS = ("orientation", "face_leaves", "face", "motion")
+#: Allowed ranges of number fields: (event, field) -> (lowest, highest), both included.
+RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("face", "bearing_deg"): (-180.0, 180.0),
+    ("face", "distance_m"): (0.1, 5.0),
+    ("face", "height_m"): (0.0, 2.5),
+    ("motion", "bearing_deg"): (-180.0, 180.0),
+    ("motion", "distance_m"): (0.1, 5.0),
+    ("motion", "height_m"): (0.0, 2.5),
+    ("motion", "for"): (0.05, 3600.0),
 }
 #: Allowed values of the string fields: (event, field) -> choices. ``on_side`` is the right side.
-CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("orientation", "orientation"): (*ORIENTATIONS, "on_side")}
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("orientation", "orientation"): (*ORIENTATIONS, "on_side"),
+    ("motion", "motion"): MOTION_KINDS,
+    ("face", "photo"): tuple(PHOTOS),
+}
 
 
 class ScriptError(ValueError):
@@ -105,8 +135,11 @@ def load_script(path: str | Path) -> list[Step]:
 def _step(data: dict[str, Any], where: str, line: int) -> Step:
     if "at" not in data:
         raise ScriptError(f"{where}: missing 'at' (seconds after connect)")
-    if "event" not in data and "orientation" in data:
-        data["event"] = "orientation"  # the short form {at: 5, orientation: on_back}
+    if "event" not in data:
+        for key in SHORT_FORMS:  # the short forms {at: 5, orientation: on_back}, {at: 5, face: alice}
+            if key in data:
+                data["event"] = key
+                break
     if "event" not in data:
         raise ScriptError(f"{where}: missing 'event' (one of {', '.join(sorted(EVENTS))})")
     at = data.pop("at")
@@ -122,13 +155,16 @@ def _step(data: dict[str, Any], where: str, line: int) -> Step:
             value = data.pop(key)
             if typ is str:
                 choices = CHOICES.get((str(event), key))
-                if not isinstance(value, str) or (choices is not None and value not in choices):
-                    expected = f"one of {', '.join(choices)}" if choices else "a string"
+                if not isinstance(value, str) or not value or (choices is not None and value not in choices):
+                    expected = f"one of {', '.join(choices)}" if choices else "a non-empty string"
                     raise ScriptError(f"{where}: '{key}' must be {expected}, got {value!r}")
                 args[key] = "on_right_side" if value == "on_side" else value
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ScriptError(f"{where}: '{key}' must be a number, got {value!r}")
+            bounds = RANGES.get((str(event), key))
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                raise ScriptError(f"{where}: '{key}' must be between {bounds[0]:g} and {bounds[1]:g}, got {value!r}")
             args[key] = typ(value)
         elif default is REQUIRED:
             raise ScriptError(f"{where}: event {event!r} needs '{key}'")

@@ -1,27 +1,29 @@
 """The simulated Cozmo: the robot's end of the protocol, over real UDP.
 
-It answers the start-up sequence (HardwareInfo, FirmwareSignature 2381, BodyInfo), streams
-RobotState at ~33 Hz after SyncTime, moves a simulated body (see :mod:`driver.sim.body`), acks
+It answers the start-up sequence (HardwareInfo, FirmwareSignature 2381, ManufacturingID,
+SyncTimeAck), streams RobotState at ~33 Hz after SyncTime (the lift as the arm's angle, as a real
+robot sends it), moves a simulated body (see :mod:`driver.sim.body`), acks
 actions, plays back what an animation streams (head, lift, body, lights, face, audio) and keeps
 what the robot would show so tests can assert on it. It can follow a scripted timeline and
 inject network faults. Third-party clients (PyCozmo) connect to it as to a real robot.
 
 What the robot would say can be heard on the host: ``play_audio=True`` (``cozmo-brain sim
---audio``) decodes every OutputAudio frame and plays it through the optional ``simpleaudio``
+--audio``) decodes every OutputAudio frame and plays it through the optional ``sounddevice``
 package; ``audio_out`` takes any :class:`~driver.animation.audio.AudioSink` instead.
 
-Camera streaming is not simulated yet: :meth:`SimulatedCozmo.camera_frame` is the place where a
-frame source will plug in (EnableCamera is already recorded in ``camera_mode``).
+It sees, too: ``room`` holds a room with people and moving things (placed by the timeline's
+``face``, ``face_leaves`` and ``motion`` steps), and while the engine has the camera enabled
+``camera`` streams what the head would see as ImageChunk messages, grey or colour (see
+:mod:`driver.sim.camera_stream`). When it stops it logs one summary line: the body's final pose,
+the head angle and how many of each message it received.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import logging
 import math
-import signal
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,9 +35,13 @@ from ..animation.audio import AudioSink, mulaw_decode
 from ..link import Link, LinkState, Role
 from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
-from .body import Body, PathSegment, Status, clamp
+from ..samples import lift_angle_rad
+from .body import TRACK_MM, Body, PathSegment, Status, clamp
+from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .faults import NetworkFaults
-from .script import Step, load_script
+from .room import ROOM_EVENTS, Room
+from .script import Step
+from .world import WorldEvents
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +76,7 @@ class Speaker:
     recent: deque[bytes] = field(default_factory=lambda: deque(maxlen=300))
 
 
-class SimulatedCozmo:
+class SimulatedCozmo(WorldEvents):
     """A Cozmo robot in software, listening on UDP like the real one.
 
     Use ``await sim.start()`` then ``await sim.stop()`` (or ``async with``). Everything observable
@@ -107,9 +113,9 @@ class SimulatedCozmo:
         #: where decoded speaker output goes (None: nowhere; ``play_audio`` makes it the host's speakers)
         self.audio_out: AudioSink | None = audio_out
         if self.audio_out is None and play_audio:
-            from ..animation.audio import SimpleAudioSink
+            from ..animation.host_audio import HostAudioSink
 
-            self.audio_out = SimpleAudioSink()
+            self.audio_out = HostAudioSink()
         self.backpack: tuple[int, ...] = (0, 0, 0, 0, 0)
         self.backpack_center: Any = None
         self.cube_lights: dict[int, Any] = {}
@@ -125,6 +131,10 @@ class SimulatedCozmo:
         self.on_message: Callable[[Any], None] | None = None
         self._sync_time = 0.0
         self._connected_at: float | None = None
+        self._peer: tuple[str, int] | None = None
+        self._since_connect: Counter[str] = Counter()
+        #: the timeline's zero: the first connection (it runs on through losses and reconnects)
+        self._script_t0: float | None = None
         self._script_pos = 0
         self._reverts: list[tuple[float, Callable[[], None]]] = []
         self._task: asyncio.Task[None] | None = None
@@ -132,6 +142,10 @@ class SimulatedCozmo:
         self._pending_actions: dict[str, int] = {}
         self._prev_status = 0
         self._body_info_sent = False
+        # What the robot sees: the room's contents and the camera that streams them.
+        self.room = Room()
+        self.camera = CameraStream(self.room, self.send, self._camera_sample)
+        self._stopped = False
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -168,6 +182,18 @@ class SimulatedCozmo:
             self.link.close()
         if self.audio_out is not None:
             self.audio_out.close()
+        self.camera.close()
+        if self.link is not None and not self._stopped:
+            self._stopped = True
+            log.info("%s", self.summary())
+
+    def summary(self) -> str:
+        """One line: the body's pose, the head angle, and what was received (messages by name)."""
+        b = self.body
+        got = ", ".join(f"{name} {n}" for name, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        return (f"sim: stopped; x_mm={b.x_mm:.1f} y_mm={b.y_mm:.1f} heading_deg={math.degrees(b.angle_rad):.1f} "
+                f"head_deg={math.degrees(b.head.position):.1f}; received {sum(self.counts.values())} messages"
+                f" ({got or 'none'}), {self.malformed} malformed; camera frames sent {self.camera.frames_sent}")
 
     async def __aenter__(self) -> SimulatedCozmo:
         return await self.start()
@@ -198,7 +224,10 @@ class SimulatedCozmo:
         if new is LinkState.CONNECTED:
             self.connections += 1
             self._connected_at = loop.time()
-            self._script_pos = 0
+            self._peer = self.link.peer if self.link is not None else None
+            self._since_connect.clear()
+            if self._script_t0 is None:
+                self._script_t0 = self._connected_at
             self.streaming = False
             self._body_info_sent = False
             self.send(m.HardwareInfo(serial_number_head=self.serial_number, unknown1=0, unknown2=0))
@@ -206,9 +235,21 @@ class SimulatedCozmo:
                               "build": "SIMULATED", "sim": True})
             self.send(m.FirmwareSignature(signature=sig))
         elif new is LinkState.IDLE:
+            self._log_connection("ended")
             self.streaming = False
             self._connected_at = None
             self.body.stop_all()
+            self.camera.enable(0, self.camera.resolution)  # the next engine enables it again
+
+    def _log_connection(self, how: str) -> None:
+        """One line per connection: who, how long, and what arrived (messages by name, most frequent first)."""
+        if self._connected_at is None:
+            return
+        peer = f"{self._peer[0]}:{self._peer[1]}" if self._peer else "?"
+        took = asyncio.get_running_loop().time() - self._connected_at
+        top = ", ".join(f"{name} {n}" for name, n in self._since_connect.most_common())
+        log.info("sim: connection %d from %s %s after %.1f s: %d messages (%s)", self.connections, peer, how,
+                 took, sum(self._since_connect.values()), top or "none")
 
     # ------------------------------------------------------------------ receiving
 
@@ -221,6 +262,7 @@ class SimulatedCozmo:
             return
         name = type(msg).__name__
         self.counts[name] += 1
+        self._since_connect[name] += 1
         self.received.append(msg)
         handler = getattr(self, f"_h_{name}", None)
         if handler is not None:
@@ -234,19 +276,20 @@ class SimulatedCozmo:
     def _ack(self, action_id: int) -> None:
         self.send(m.AcknowledgeAction(action_id=action_id))
 
-    def _h_Enable(self, msg: Any) -> None:
-        # The robot answers BodyInfo once per connection, however often Enable is repeated
-        # (clients send it twice); PyCozmo re-initialises on every BodyInfo it sees.
+    def _h_GetManufacturingInfo(self, msg: Any) -> None:
+        # The robot answers ManufacturingID once per connection, however often the request is
+        # repeated (clients send it twice); PyCozmo re-initialises on every answer it sees.
         if self._body_info_sent:
             return
         self._body_info_sent = True
-        self.send(m.BodyInfo(serial_number=self.serial_number, body_hw_version=5, body_color=0))
+        self.send(m.ManufacturingID(serial_number=self.serial_number, body_hw_version=5, body_color=0))
         for motor in (3, 2):  # head, lift
             self.send(m.MotorCalibration(motor_id=motor, calib_started=True, auto_started=False))
             self.send(m.MotorCalibration(motor_id=motor, calib_started=False, auto_started=False))
 
     def _h_SyncTime(self, msg: Any) -> None:
         self._sync_time = asyncio.get_running_loop().time()
+        self.send(m.SyncTimeAck())
         self.streaming = True
 
     def _h_SetOrigin(self, msg: Any) -> None:
@@ -280,9 +323,24 @@ class SimulatedCozmo:
     def _h_DriveWheels(self, msg: Any) -> None:
         self.body.drive(msg.lwheel_speed_mmps, msg.rwheel_speed_mmps, msg.lwheel_accel_mmps2)
 
+    def _h_DriveWheelsCurvature(self, msg: Any) -> None:
+        self._drive_arc(float(msg.speed_mmps), int(msg.curvature_radius_mm), float(msg.accel_mmps2))
+
     def _h_TurnInPlaceAtSpeed(self, msg: Any) -> None:
-        v = msg.wheel_speed_mmps * (1 if msg.direction >= 0 else -1)
-        self.body.drive(-v, v, msg.wheel_accel_mmps2)
+        v = msg.speed_rad_per_sec * TRACK_MM / 2
+        self.body.drive(-v, v, abs(msg.accel_rad_per_sec2) * TRACK_MM / 2)
+
+    def _drive_arc(self, speed: float, radius: int, accel: float = 0.0) -> None:
+        """Drive at ``speed`` mm/s along an arc of ``radius`` mm (32767 or -32768: straight; 1, 0 or
+        -1: on the spot, counter-clockwise for 1)."""
+        if radius in (32767, -32768):
+            self.body.drive(speed, speed, accel)
+        elif abs(radius) <= 1:
+            turn = 1 if radius > 0 else -1
+            self.body.drive(-speed * turn, speed * turn, accel)
+        else:
+            half = TRACK_MM / 2
+            self.body.drive(speed * (radius - half) / radius, speed * (radius + half) / radius, accel)
 
     def _h_TurnInPlace(self, msg: Any) -> None:
         self._ack(msg.action_id)
@@ -328,6 +386,10 @@ class SimulatedCozmo:
 
     def _h_EnableCamera(self, msg: Any) -> None:
         self.camera_mode = int(msg.image_send_mode)
+        self.camera.enable(msg.image_send_mode, msg.image_resolution)
+
+    def _h_EnableColorImages(self, msg: Any) -> None:
+        self.camera.colour = bool(msg.enable)
 
     def _h_LightStateCenter(self, msg: Any) -> None:
         self.backpack_center = msg.states
@@ -380,15 +442,7 @@ class SimulatedCozmo:
         self.body.lift.command_target(msg.height_mm, abs(msg.height_mm - self.body.lift.position) / dur)
 
     def _h_AnimBody(self, msg: Any) -> None:
-        speed = float(msg.speed)
-        radius = int(msg.unknown)
-        if radius in (32767, -32768) or radius == 0x7FFF:
-            self.body.drive(speed, speed)
-        elif radius in (-1, 1) or abs(radius) < 1:
-            self.body.drive(-speed * (1 if radius > 0 else -1), speed * (1 if radius > 0 else -1))
-        else:
-            half = 45.0 / 2
-            self.body.drive(speed * (radius - half) / radius, speed * (radius + half) / radius)
+        self._drive_arc(float(msg.speed), int(msg.unknown))
 
     def _h_StartAnimation(self, msg: Any) -> None:
         self.current_animation = msg.anim_id
@@ -407,121 +461,24 @@ class SimulatedCozmo:
     def _h_Disconnect(self, msg: Any) -> None:
         log.info("sim: engine disconnected")
 
-    # ------------------------------------------------------------------ world events
-
-    def pick_up(self, duration: float | None = None) -> None:
-        """Lift the robot off the ground (optionally putting it back after ``duration`` s)."""
-        self.body.picked_up = True
-        self.body.stop_all()
-        if duration:
-            self._revert_after(duration, self.put_down)
-
-    def put_down(self) -> None:
-        """Put the robot back on the ground."""
-        self.body.picked_up = False
-
-    def set_cliff(self, on: bool = True, duration: float | None = None) -> None:
-        """Show (or clear) a cliff under the front sensors."""
-        self.body.cliff = on
-        if on and duration:
-            self._revert_after(duration, lambda: self.set_cliff(False))
-
-    def fall(self, duration: float = 0.6) -> None:
-        """A free fall: FallingStarted now, FallingStopped with the impact after ``duration`` s."""
-        self.body.falling = True
-        self.send(m.FallingStarted())
-
-        def land() -> None:
-            self.body.falling = False
-            self.send(m.FallingStopped(duration_ms=int(duration * 1000), impact_intensity=1200.0))
-
-        self._revert_after(duration, land)
-
-    def press_button(self) -> None:
-        """The backpack button (hardware v5+)."""
-        self.send(m.ButtonPressed(pressed=True))
-        self._revert_after(0.2, lambda: self.send(m.ButtonPressed(pressed=False)))
-
-    def poke(self) -> None:
-        """Someone pokes the robot."""
-        self.send(m.RobotPoked())
-
-    def tap_cube(self, object_id: int = 1, taps: int = 1) -> None:
-        """A light cube is tapped."""
-        self.send(m.ObjectTapped(timestamp=self._timestamp(), object_id=object_id, num_taps=taps,
-                                 tap_time=0, tap_neg=-40, tap_pos=40))
-
-    def move_cube(self, object_id: int = 1) -> None:
-        """A light cube is moved."""
-        self.send(m.ObjectMoved(timestamp=self._timestamp(), object_id=object_id, active_accel_x=10.0,
-                                active_accel_y=0.0, active_accel_z=0.0, axis_of_accel=0))
-
-    def connect_cube(self, object_id: int = 1) -> None:
-        """A light cube connects."""
-        self.send(m.ObjectConnectionState(object_id=object_id, factory_id=0xBEEF0000 + object_id,
-                                          object_type=1, connected=True))
-
-    def set_on_charger(self, on: bool = True) -> None:
-        """Place the robot on (or take it off) its charger."""
-        self.body.on_charger = on
-
-    def set_battery(self, volts: float) -> None:
-        """Force the battery voltage."""
-        self.body.battery_v = volts
-
-    def delocalize(self) -> None:
-        """The robot lost track of where it is."""
-        self.send(m.RobotDelocalized())
-
-    def go_silent(self, duration: float) -> None:
-        """Stop answering (both ways) for ``duration`` seconds."""
-        self.faults.silent = True
-
-        def wake() -> None:
-            self.faults.silent = False
-
-        self._revert_after(duration, wake)
-
-    def reboot(self) -> None:
-        """Drop the connection and reset the body, as a robot rebooting would."""
-        log.info("sim: rebooting")
-        assert self.link is not None
-        self.link._peer_disconnected()
+    def _forget_all(self) -> None:
+        """What a reboot clears: motion, face, sound, lights, animation, path (the world stays)."""
+        picked_up, cliff, on_charger = self.body.picked_up, self.body.cliff, self.body.on_charger
         self.body = Body()
-
-    def run_step(self, step: Step) -> None:
-        """Carry out one scripted event."""
-        a = step.args
-        actions: dict[str, Callable[[], None]] = {
-            "pick_up": lambda: self.pick_up(a.get("for")),
-            "put_down": self.put_down,
-            "cliff": lambda: self.set_cliff(True, a.get("for")),
-            "cliff_clear": lambda: self.set_cliff(False),
-            "fall": lambda: self.fall(a.get("for", 0.6)),
-            "button": self.press_button,
-            "poke": self.poke,
-            "cube_tap": lambda: self.tap_cube(a["object_id"], a["taps"]),
-            "cube_move": lambda: self.move_cube(a["object_id"]),
-            "cube_connect": lambda: self.connect_cube(a["object_id"]),
-            "on_charger": lambda: self.set_on_charger(True),
-            "off_charger": lambda: self.set_on_charger(False),
-            "battery": lambda: self.set_battery(a["volts"]),
-            "delocalize": self.delocalize,
-            "silent": lambda: self.go_silent(a["for"]),
-            "reboot": self.reboot,
-            "orientation": lambda: self.body.set_orientation(a["orientation"], a.get("for")),
-        }
-        log.info("sim: scripted %s at %.1f s %s", step.event, step.at, a or "")
-        actions[step.event]()
-
-    def _revert_after(self, delay: float, fn: Callable[[], None]) -> None:
-        self._reverts.append((asyncio.get_running_loop().time() + delay, fn))
+        self.body.picked_up, self.body.cliff, self.body.on_charger = picked_up, cliff, on_charger
+        self.display = Display()
+        self.speaker = Speaker()
+        self.backpack = (0, 0, 0, 0, 0)
+        self.backpack_center = None
+        self.cube_lights = {}
+        self.head_light = False
+        self.camera_mode = 0
+        self.camera.enable(0, self.camera.resolution)  # the room stays; the camera is off after a boot
+        self.current_animation = None
+        self._path = []
+        self._pending_actions = {}
 
     # ------------------------------------------------------------------ the clock
-
-    def camera_frame(self) -> None:
-        """Hook for camera streaming (ImageChunk); not simulated yet, nothing is sent."""
-        return None
 
     def _timestamp(self) -> int:
         loop = asyncio.get_running_loop()
@@ -558,13 +515,28 @@ class SimulatedCozmo:
                 self._reverts = [r for r in self._reverts if r[0] > now]
                 for _, fn in due:
                     fn()
-        if self._connected_at is not None:
-            elapsed = now - self._connected_at
+        if self._script_t0 is not None:
+            elapsed = now - self._script_t0
             while self._script_pos < len(self.script) and self.script[self._script_pos].at <= elapsed:
                 self.run_step(self.script[self._script_pos])
                 self._script_pos += 1
         if self.streaming and self.connected:
             self.send(self.robot_state())
+
+    def run_step(self, step: Step) -> None:
+        """Carry out one scripted event; people and moving things go into the room."""
+        if step.event in ROOM_EVENTS:
+            log.info("sim: scripted %s at %.1f s %s", step.event, step.at, step.args)
+            b = self.body
+            self.room.apply(step.event, step.args, (b.x_mm, b.y_mm, b.angle_rad), asyncio.get_running_loop().time())
+            return
+        super().run_step(step)
+
+    def _camera_sample(self) -> Sample | None:
+        """The camera's pose, the robot clock and the gyro now; None while no engine takes frames."""
+        if not (self.streaming and self.connected):
+            return None
+        return camera_pose_of(self.body), self._timestamp(), gyro_rates_of(self.body)
 
     def robot_state(self) -> Any:
         """The RobotState message for the body as it is now."""
@@ -582,7 +554,7 @@ class SimulatedCozmo:
             lwheel_speed_mmps=b.left_speed,
             rwheel_speed_mmps=b.right_speed,
             head_angle_rad=b.head.position,
-            lift_height_mm=b.lift.position,
+            lift_angle_rad=lift_angle_rad(b.lift.position),
             accel_x=ax,
             accel_y=ay,
             accel_z=az,
@@ -593,51 +565,8 @@ class SimulatedCozmo:
             status=b.status(),
             cliff_data_raw=b.cliff_raw(),
             backpack_touch_sensor_raw=0,
-            curr_path_segment=clamp(b.path_index, 0, 255) if b.path_active else 0,
+            curr_path_segment=int(clamp(b.path_index, 0, 255)) if b.path_active else 0,
         )
 
 
-# ---------------------------------------------------------------------- command line
-
-
-def sim_command(args: argparse.Namespace) -> int:
-    """``cozmo-brain sim``: run the simulated robot until interrupted or ``--duration`` ends."""
-    from .script import ScriptError
-
-    try:
-        faults = NetworkFaults(loss=args.loss, duplicate=args.duplicate, reorder=args.reorder,
-                               latency_ms=args.latency)
-        script = load_script(args.script) if args.script else []
-    except (ValueError, ScriptError) as exc:
-        log.error("%s", exc)
-        return 1 if isinstance(exc, ScriptError) else 2
-    return asyncio.run(_serve(args.host, args.port, faults, script, args.duration,
-                              play_audio=bool(getattr(args, "audio", False))))
-
-
-async def _serve(host: str, port: int, faults: NetworkFaults, script: list[Step], duration: float | None,
-                 *, play_audio: bool = False) -> int:
-    sim = SimulatedCozmo(host, port, faults=faults, script=script, play_audio=play_audio)
-    try:
-        await sim.start()
-    except OSError as exc:
-        log.error("cannot listen on %s:%d: %s", host, port, exc.strerror or exc)
-        return 1
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):
-            pass
-    try:
-        await asyncio.wait_for(stop.wait(), timeout=duration)
-    except asyncio.TimeoutError:
-        pass
-    assert sim.link is not None
-    log.info("sim: stopping; link %s", sim.link.stats.as_dict())
-    await sim.stop()
-    return 0
-
-
-__all__ = ["Display", "SimulatedCozmo", "Speaker", "Status", "sim_command"]
+__all__ = ["Display", "SimulatedCozmo", "Speaker", "Status"]

@@ -46,20 +46,24 @@ def face_image() -> bytes:
     return bytes(pyc_image.ImageEncoder(im).encode())
 
 
-def robot_state_fields() -> dict:
-    return dict(
+def robot_state_fields(cls: object = m.RobotState) -> dict:
+    """RobotState's fields for ``cls``: ours calls the lift float lift_angle_rad, PyCozmo lift_height_mm."""
+    lift = "lift_angle_rad" if "lift_angle_rad" in getattr(cls, "FIELDS", ()) else "lift_height_mm"
+    fields = dict(
         timestamp=123456, pose_frame_id=7, pose_origin_id=2, pose_x=12.5, pose_y=-3.25, pose_z=0.5,
         pose_angle_rad=1.5, pose_pitch_rad=-0.125, lwheel_speed_mmps=50.0, rwheel_speed_mmps=-50.0,
-        head_angle_rad=0.25, lift_height_mm=32.0, accel_x=1.0, accel_y=2.0, accel_z=9.75, gyro_x=0.0625,
+        head_angle_rad=0.25, accel_x=1.0, accel_y=2.0, accel_z=9.75, gyro_x=0.0625,
         gyro_y=-0.0625, gyro_z=0.5, battery_voltage=4.5, status=0x1201, cliff_data_raw=(100, 200, 300, 400),
         backpack_touch_sensor_raw=4000, curr_path_segment=3,
     )
+    fields[lift] = -0.1875  # lift down (about -0.198 rad), exact in f32
+    return fields
 
 
 def robot_messages(ns: object, image: bytes) -> list:
     """RobotState, AnimationState, an ImageChunk (events) + AcknowledgeAction, PathFollowingEvent."""
     return [
-        ns.RobotState(**robot_state_fields()),
+        ns.RobotState(**robot_state_fields(ns.RobotState)),
         ns.AnimationState(timestamp=5, num_anim_bytes_played=1000, num_audio_frames_played=30,
                           enabled_anim_tracks=0xFF, tag=3, client_drop_count=0),
         ns.ImageChunk(frame_timestamp=1000, image_id=77, chunk_debug=5, image_encoding=8, image_resolution=4,
@@ -109,7 +113,8 @@ def main() -> int:
     decode = m.decode
     pyc_rs = pe.RobotState
     theirs_rs = pyc_rs.from_bytes(rs_payload)
-    same = m.RobotState(**{k: getattr(theirs_rs, k) for k in m.RobotState.FIELDS})
+    same = m.RobotState(**{k: getattr(theirs_rs, "lift_height_mm" if k == "lift_angle_rad" else k)
+                           for k in m.RobotState.FIELDS})
     check(decode(rs_raw) == same, "RobotState")
 
     # (b) DisplayImage encode.

@@ -1,0 +1,160 @@
+"""One start-up path for a robot's brain, shared by ``run`` and ``simulate``.
+
+The steps are always the same: load the resource set, validate the personality (and the mood
+configuration) before anything touches the network, connect the robot, start the 30 fps
+animation controller, build the :class:`~brain.engine.Brain` and load the personality into it;
+at the end, the reverse. ``run`` and ``simulate`` differ only in what is around these steps:
+the transport (UDP, or an in-memory network), the clock (real, or virtual), signals, and how
+they report. :class:`BrainStack` holds the steps; the simulator, when there is one, is the
+caller's (``run --sim`` starts it between :meth:`BrainStack.prepare` and
+:meth:`BrainStack.start`, so a broken personality is reported before it listens).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from driver.animation.controller import AnimationController
+from driver.robot import Robot, RobotError
+
+from ..engine import Brain, load_resources, validate_before_start
+
+__all__ = ["BrainStack", "RobotOptions", "StartupError"]
+
+log = logging.getLogger("cozmo_brain")
+
+#: Config fields that go to the Robot as keyword arguments of the same name.
+RECONNECT_SETTINGS = ("reconnect_initial_s", "reconnect_max_s", "connect_timeout_s")
+
+
+class StartupError(RuntimeError):
+    """The brain cannot start; the message says why (with ``file:line: key: message`` lines)."""
+
+
+@dataclass
+class RobotOptions:
+    """How to reach the robot and when to call it lost (``Config``'s ``robot.*`` settings)."""
+
+    lost_after_s: float = 3.0
+    #: further Robot keyword arguments (reconnect back-off, connect time-out) as the Robot takes them
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> RobotOptions:
+        """The robot settings of a :class:`brain.app.config.Config` (those this Robot takes)."""
+        takes = inspect.signature(Robot).parameters
+        extra = {name: getattr(cfg, name) for name in RECONNECT_SETTINGS if hasattr(cfg, name) and name in takes}
+        return cls(lost_after_s=cfg.lost_after_s, extra=extra)
+
+
+class BrainStack:
+    """Resources, robot, animation controller and brain of one robot, started and stopped in order.
+
+    ``prepare()`` loads and validates (no network), ``await start(address)`` connects and loads
+    the personality and returns the running :class:`~brain.engine.Brain`, ``await close()``
+    stops everything that was started (whatever step start-up reached). ``controller_options``
+    go to :class:`~driver.animation.controller.AnimationController` (e.g. the frame clock's
+    priority and CPU); ``seed`` makes the brain's and the controller's choices reproducible.
+    """
+
+    def __init__(self, personality: Path, roots: list[Path], *, heartbeat_hz: float,
+                 robot: RobotOptions | None = None, controller_options: dict[str, Any] | None = None,
+                 seed: int | None = None, resource_loader: Callable[[list[Path]], Any] = load_resources) -> None:
+        self.personality = personality
+        self.roots = roots
+        self.heartbeat_hz = heartbeat_hz
+        self.robot_options = robot or RobotOptions()
+        self.controller_options = dict(controller_options or {})
+        self.seed = seed
+        self.resource_loader = resource_loader
+        self.resources: Any = None
+        self.robot: Robot | None = None
+        self.controller: AnimationController | None = None
+        self.brain: Brain | None = None
+
+    def prepare(self) -> None:
+        """Load the resource set and validate the personality; raises :class:`StartupError`."""
+        self.resources = self.resource_loader(self.roots)
+        errors = validate_before_start(self.personality, self.resources)
+        if errors:
+            raise StartupError("cannot load the personality:\n" + "\n".join(errors))
+
+    async def start(self, address: tuple[str, int], *, open_link: Callable[..., Any] | None = None) -> Brain:
+        """Connect to the robot at ``address`` and start the brain; raises :class:`StartupError`.
+
+        ``open_link`` replaces the UDP link (see :meth:`driver.robot.Robot.connect`).
+        """
+        from ..personality import PersonalityError
+
+        if self.resources is None:
+            self.prepare()
+        self.robot = Robot(*address, lost_after=self.robot_options.lost_after_s, **self.robot_options.extra)
+        try:
+            if open_link is None:
+                await self.robot.connect()
+            else:
+                await self.robot.connect(open_link=open_link)
+        except RobotError as exc:
+            raise StartupError(str(exc)) from exc
+        self.controller = AnimationController(self.robot, resources=self.roots, seed=self.seed,
+                                              **self.controller_options)
+        preload_voice(self.controller)
+        self.controller.start()
+        self.brain = Brain(self.robot, self.resources, self.personality, heartbeat_hz=self.heartbeat_hz,
+                           controller=self.controller, seed=self.seed)
+        try:
+            self.brain.load()
+        except PersonalityError as exc:
+            raise StartupError(f"cannot load the personality:\n{exc}") from exc
+        return self.brain
+
+    async def close(self) -> None:
+        """Stop the brain and the controller, leave the robot still with a neutral face, say goodbye.
+
+        Each step only if start-up reached it; the robot gets its last commands only while it is
+        connected (a lost robot is just told goodbye).
+        """
+        if self.brain is not None:
+            self.brain.close()
+        if self.controller is not None:
+            await self.controller.stop()
+        if self.robot is not None:
+            if self.robot.connected:
+                try:
+                    self.robot.stop_all_motors()
+                    self.robot.display_image(neutral_face_image())
+                except RobotError as exc:
+                    log.debug("could not stop the robot: %s", exc)
+            await self.robot.disconnect()
+
+
+def preload_voice(controller: AnimationController) -> None:
+    """Convert the resources' sounds now, at every pitch the mood can give the voice, so no clip
+    waits for a conversion on the event loop while the robot runs (before the frame clock starts)."""
+    import time
+
+    from driver.animation.audio import SoundLibrary
+
+    from ..voice import VOICE_PITCH, voice_pitch
+
+    library = controller.audio_resolver
+    if not isinstance(library, SoundLibrary):
+        return
+    started = time.perf_counter()
+    pitches = {0.0, *(voice_pitch(mood) for mood in VOICE_PITCH)}
+    count = library.preload(pitches)
+    if count:
+        log.debug("%d sounds ready at %d pitches in %.2f s", count, len(pitches), time.perf_counter() - started)
+
+
+def neutral_face_image() -> bytes:
+    """The neutral procedural face, encoded for the robot's display."""
+    from driver.animation.expressions import expression
+    from driver.animation.face import FaceRenderer
+
+    return FaceRenderer().display_bytes(expression("neutral"))

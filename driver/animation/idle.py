@@ -1,0 +1,77 @@
+"""The idle face: what the robot's face does while no clip and no behaviour drives it.
+
+A face that holds perfectly still looks dead, so between clips the controller shows a held gaze
+with a blink every 1–7 s and a small saccade every 1.5–5 s (now and then back to the centre).
+At each blink the lit row set of the display swaps (``row_offset``), against burn-in of the
+OLED. After a clip, the face returns to the gaze over a few frames instead of jumping.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from . import face as facemod
+from .face import FaceParams
+
+__all__ = ["IdleFace"]
+
+#: Seconds between blinks and between saccades (drawn uniformly).
+BLINK_EVERY_S = (1.0, 7.0)
+SACCADE_EVERY_S = (1.5, 5.0)
+#: How far a saccade looks from the base face (display pixels, x and y).
+SACCADE_REACH = (4.0, 2.0)
+#: The share of saccades that look back at the base face.
+BACK_TO_CENTRE = 0.3
+#: Frames over which the face returns from a clip's last face to the gaze.
+RETURN_FRAMES = 6
+
+
+class IdleFace:
+    """The idle face of one controller: ``frame(now)`` gives the face of each frame.
+
+    ``base`` is the resting face the gaze wanders around; ``gaze`` where it looks now;
+    ``next_blink`` and ``next_saccade`` the loop times of the next ones (set them to ``inf`` to
+    hold the gaze still). ``rng`` makes the timing reproducible.
+    """
+
+    def __init__(self, base: FaceParams, rng: np.random.Generator) -> None:
+        self.base = base
+        self.gaze = base
+        self.row_offset = 0
+        self.next_blink = 0.0
+        self.next_saccade = 0.0
+        self._rng = rng
+        self._frames: deque[FaceParams] = deque()
+
+    def schedule(self, now: float) -> None:
+        """Draw the first blink and saccade times after ``now`` (when the clock starts)."""
+        self.next_blink = now + float(self._rng.uniform(*BLINK_EVERY_S))
+        self.next_saccade = now + float(self._rng.uniform(*SACCADE_EVERY_S))
+
+    def return_from(self, face: FaceParams | None) -> None:
+        """Blend smoothly from ``face`` (a clip's last face) back to the gaze over the next frames."""
+        if face is not None and face != self.gaze:
+            self._frames = deque(
+                facemod.interpolate(face, self.gaze, k / RETURN_FRAMES) for k in range(1, RETURN_FRAMES + 1))
+
+    def frame(self, now: float) -> FaceParams:
+        """The idle face for the frame of loop time ``now``."""
+        if not self._frames:
+            if now >= self.next_blink:
+                self._frames.extend(facemod.blink(self.gaze))
+                self.row_offset ^= 1  # swap the lit row set at a blink, against burn-in
+                self.next_blink = now + float(self._rng.uniform(*BLINK_EVERY_S))
+            elif now >= self.next_saccade:
+                if self._rng.random() < BACK_TO_CENTRE:
+                    target = self.base
+                else:
+                    target = facemod.look(self.base, float(self._rng.uniform(-SACCADE_REACH[0], SACCADE_REACH[0])),
+                                          float(self._rng.uniform(-SACCADE_REACH[1], SACCADE_REACH[1])))
+                self._frames.extend(facemod.saccade(self.gaze, target, frames=3))
+                self.gaze = target
+                self.next_saccade = now + float(self._rng.uniform(*SACCADE_EVERY_S))
+        if self._frames:
+            return self._frames.popleft()
+        return self.gaze

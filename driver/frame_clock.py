@@ -1,0 +1,210 @@
+"""The frame release thread: clocked animation frames on the wire at their exact time.
+
+The animation controller must put one frame on the air every 1/30 s, evenly. The event loop
+cannot promise that: its timers wake ~1 ms late by design (millisecond poll timeouts), and any
+callback that holds the loop for a few ms holds the frame too. So a frame is prepared on the loop
+a few ms early (:meth:`driver.link.Link.frame_at`): the session sequences and encodes it at once
+(:meth:`driver.protocol.session.Session.stage_frame`), and a small :class:`ReleaseClock` thread
+(one per link, started on first use) writes those ready-made bytes to the socket at the exact
+time. The thread touches nothing but the bytes, the stage's state (under the session's guard) and
+a duplicate of the socket; windows, resends and acks stay with the session on the loop. Links
+without a real socket (the in-memory network of virtual-time runs) or with a network-fault hook
+release frames from the session's own timer instead.
+
+A thread that wakes on time still needs the GIL to send. CPython hands the GIL to a waiting
+thread only every ``sys.getswitchinterval()`` (5 ms by default), so a program that wants
+sub-millisecond frames while its loop is busy calls :func:`tune_thread_switching` once at start-up
+(never done on import: it is a process-wide setting).
+
+The thread must also get a CPU at once when it wakes. Linux's fair scheduler may queue it behind
+a busy event-loop thread for a whole time slice (~3 ms measured), so for frames that are on time
+while the loop works, either give the thread a real-time priority (``release_priority``,
+SCHED_FIFO: needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO such as systemd's ``LimitRTPRIO=``) or a
+CPU of its own (``release_cpu``, with the program keeping its loop thread off that CPU). Both are
+explicit choices of the program, not defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from .protocol.linkstate import STAGE_PENDING, STAGE_SENT, Address, Stage
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FRAME_CLOCK_SWITCH_INTERVAL_S", "RELEASE_SPIN_S", "DatagramTap", "ReleaseClock", "tune_thread_switching"]
+
+#: Sees every datagram at the socket: (True, data) sent, (False, data) received (``run --record``).
+DatagramTap = Callable[[bool, bytes], None]
+
+#: The release thread sleeps until this long before a frame's time, then naps and spins to it
+#: (see :meth:`ReleaseClock._wait_until`). Long sleeps may overshoot by a millisecond or two on a
+#: loaded or virtualised machine; the naps are not late.
+RELEASE_SPIN_S = 0.003
+#: The switch interval :func:`tune_thread_switching` sets by default: a thread woken for a frame
+#: gets the GIL within about this long even while the event loop is busy.
+FRAME_CLOCK_SWITCH_INTERVAL_S = 0.0002
+#: The release thread's naps near a frame's time, and the stretch it spins at the end.
+_NAP_S = 0.0002
+_SPIN_TAIL_S = 0.0003
+
+
+def tune_thread_switching(interval_s: float = FRAME_CLOCK_SWITCH_INTERVAL_S) -> float:
+    """Lower the interpreter's thread switch interval so clocked frames go out on time; returns
+    the previous interval.
+
+    A process-wide setting, so it is for a program's entry point (the daemon, a benchmark), not
+    for a library: with the default 5 ms a frame thread can wait that long for the GIL whenever
+    the event loop is busy. Shorter than the ~0.5 ms slices an event loop typically runs between
+    system calls, it also stops the loop from winning the GIL back again and again while the
+    frame thread waits (the "convoy effect"). It costs nothing while only one thread runs Python.
+    """
+    if not 0 < interval_s <= 0.1:
+        raise ValueError(f"switch interval must be in (0, 0.1] s, got {interval_s!r}")
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(interval_s)
+    log.debug("thread switch interval %.2f ms (was %.2f ms)", interval_s * 1e3, previous * 1e3)
+    return previous
+
+
+class ReleaseClock:
+    """A small thread that writes ready-made datagrams to a socket at exact times.
+
+    Why a thread: a thread asleep in the kernel is not held up by whatever the event loop is
+    running, so it can send at the planned instant. It sleeps until ``spin_s`` before the time
+    (sleeps may overshoot on a loaded machine), then naps and spins to it. It sends only bytes
+    prepared on the loop, each stage under ``lock`` and only while the stage is still pending,
+    and reports every release back to the loop with ``call_soon_threadsafe(on_released, stage)``.
+    """
+
+    def __init__(self, sock: socket.socket, lock: threading.Lock, loop: asyncio.AbstractEventLoop,
+                 on_released: Callable[[Stage], None], send_later: Callable[[bytes, Address], None], *,
+                 spin_s: float = RELEASE_SPIN_S, priority: int | None = None, cpu: int | None = None,
+                 name: str = "link", tap: DatagramTap | None = None) -> None:
+        self.spin_s = spin_s
+        self._tap = tap
+        #: SCHED_FIFO priority asked for (None: normal scheduling); ``realtime`` says if it was granted
+        self.priority = priority
+        self.realtime = False
+        #: the CPU the thread is pinned to (None: any)
+        self.cpu = cpu
+        self._sock = sock
+        self._lock = lock
+        self._loop = loop
+        self._on_released = on_released
+        self._send_later = send_later
+        self._cond = threading.Condition()
+        self._queue: deque[Stage] = deque()
+        self._closed = False
+        # loop time = monotonic time + offset (the same clock for asyncio's default loop)
+        self._offset = loop.time() - time.monotonic()
+        self._thread = threading.Thread(target=self._run, name=f"{name}-frame-clock", daemon=True)
+        self._thread.start()
+
+    def submit(self, stage: Stage) -> None:
+        """Release ``stage`` at its time (stages are released in the order submitted)."""
+        with self._cond:
+            self._queue.append(stage)
+            self._cond.notify()
+
+    def close(self, timeout: float = 0.05) -> None:
+        """Stop the thread (pending stages are dropped; cancel them first) and close its socket."""
+        with self._cond:
+            self._closed = True
+            self._queue.clear()
+            self._cond.notify()
+        if threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        if self.priority:
+            self._raise_priority(self.priority)
+        if self.cpu is not None:
+            try:
+                os.sched_setaffinity(0, {self.cpu})  # this thread only
+            except (OSError, AttributeError, ValueError) as exc:
+                log.warning("frame clock: cannot run on CPU %d (%s)", self.cpu, exc)
+                self.cpu = None
+        try:
+            while True:
+                with self._cond:
+                    while not self._queue and not self._closed:
+                        self._cond.wait()
+                    if self._closed:
+                        return
+                    stage = self._queue[0]
+                    at = stage.at - self._offset  # monotonic time of the release
+                    while not self._closed and stage.state == STAGE_PENDING:
+                        rest = at - self.spin_s - time.monotonic()
+                        if rest <= 0:
+                            break
+                        self._cond.wait(rest)
+                    if self._closed:
+                        return
+                self._wait_until(stage, at)
+                self._release(stage)
+                with self._cond:
+                    if self._queue and self._queue[0] is stage:
+                        self._queue.popleft()
+                try:
+                    self._loop.call_soon_threadsafe(self._on_released, stage)
+                except RuntimeError:  # the loop is closed: nobody is left to tell
+                    return
+        finally:
+            self._sock.close()
+
+    def _wait_until(self, stage: Stage, at: float) -> None:
+        """The last ``spin_s`` before monotonic time ``at``: short naps, then a short spin.
+
+        Why not one long sleep: a CPU left idle for milliseconds may take a millisecond or more to
+        wake (deep idle states, a virtual machine's halted CPU), while one that naps briefly does
+        not. Why not a long spin: the spin needs the GIL; held for longer than the switch
+        interval while the loop wants it, it is taken away, and the scheduler may then leave this
+        thread waiting behind the busy loop thread for a whole time slice. So the thread naps
+        (without the GIL) in steps of at most :data:`_NAP_S`, holds the GIL only for a moment
+        after each, and spins only for the last stretch, shorter than the switch interval.
+        """
+        tail = min(_SPIN_TAIL_S, 0.6 * sys.getswitchinterval())
+        while stage.state == STAGE_PENDING:
+            rest = at - time.monotonic()
+            if rest <= tail:
+                break
+            time.sleep(min(rest - tail, _NAP_S))
+        while stage.state == STAGE_PENDING and time.monotonic() < at:
+            pass
+
+    def _raise_priority(self, priority: int) -> None:
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))  # this thread only
+        except (OSError, AttributeError, ValueError) as exc:
+            log.warning("frame clock: real-time priority %d not granted (%s); frames may be late while "
+                        "the event loop or other programs keep the CPUs busy", priority, exc)
+        else:
+            self.realtime = True
+
+    def _release(self, stage: Stage) -> None:
+        with self._lock:
+            if stage.state != STAGE_PENDING:
+                return
+            stage.sent_at = time.monotonic() + self._offset
+            for i, data in enumerate(stage.datagrams):
+                try:
+                    self._sock.sendto(data, stage.peer)
+                    if self._tap is not None:
+                        self._tap(True, data)
+                except BlockingIOError:
+                    # The socket buffer is full: let the loop's transport queue the rest, in order.
+                    for rest in stage.datagrams[i:]:
+                        self._loop.call_soon_threadsafe(self._send_later, rest, stage.peer)
+                    break
+                except OSError as exc:  # like a lost datagram: the ARQ resends what matters
+                    log.debug("frame clock: send failed: %s", exc)
+            stage.state = STAGE_SENT

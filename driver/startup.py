@@ -1,0 +1,79 @@
+"""The start-up sequence (firmware 2381), run on every new connection to a robot.
+
+The robot introduces itself (HardwareInfo, FirmwareSignature); the engine sends GetManufacturingInfo
+(twice, as clients do) and gets ManufacturingID; SetOrigin and SyncTime start the RobotState stream
+(the robot acknowledges SyncTime with SyncTimeAck); then stop-on-
+cliff and animation state are switched on. :class:`StartUp` holds what the sequence waits for, one
+set per connection, so answers that arrive in the same datagram as the handshake are not missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from .protocol import messages as m
+
+__all__ = ["StartUp", "StartUpFailed"]
+
+
+class StartUpFailed(Exception):
+    """The robot answered the handshake but not the start-up sequence (in time)."""
+
+
+def _consume(fut: asyncio.Future[None]) -> None:
+    if not fut.cancelled():
+        fut.exception()
+
+
+class StartUp:
+    """The answers the start-up sequence waits for: ``firmware``, ``body`` and the first ``state``."""
+
+    STEPS = ("firmware", "body", "state")
+
+    def __init__(self, send: Callable[[Any], None], step_timeout_s: float = 5.0) -> None:
+        self._send = send
+        self.step_timeout_s = step_timeout_s
+        self._answers: dict[str, asyncio.Future[None]] = {}
+
+    def begin(self) -> None:
+        """A new connection: wait for its answers afresh (a sequence still waiting fails)."""
+        self.fail("a new connection began")
+        loop = asyncio.get_running_loop()
+        self._answers = {key: loop.create_future() for key in self.STEPS}
+        for fut in self._answers.values():
+            fut.add_done_callback(_consume)
+
+    def answered(self, key: str) -> None:
+        """The robot sent what step ``key`` waits for."""
+        fut = self._answers.get(key)
+        if fut is not None and not fut.done():
+            fut.set_result(None)
+
+    def fail(self, why: str) -> None:
+        """Make a sequence that is waiting fail with ``why``."""
+        for fut in self._answers.values():
+            if not fut.done():
+                fut.set_exception(StartUpFailed(why))
+
+    async def run(self, deadline: float | None, *, stop_on_cliff: bool = True) -> None:
+        """Send the sequence, each step when the robot answered the one before; raises StartUpFailed."""
+        await self._wait("firmware", "FirmwareSignature", deadline)
+        self._send(m.GetManufacturingInfo())
+        self._send(m.GetManufacturingInfo())
+        await self._wait("body", "ManufacturingID", deadline)
+        self._send(m.SetOrigin())
+        self._send(m.SyncTime())
+        await self._wait("state", "the first RobotState", deadline)
+        self._send(m.EnableStopOnCliff(enable=stop_on_cliff))
+        self._send(m.EnableAnimationState())
+
+    async def _wait(self, key: str, what: str, deadline: float | None) -> None:
+        timeout = self.step_timeout_s
+        if deadline is not None:
+            timeout = max(0.0, min(timeout, deadline - asyncio.get_running_loop().time()))
+        try:
+            await asyncio.wait_for(asyncio.shield(self._answers[key]), timeout)
+        except asyncio.TimeoutError:
+            raise StartUpFailed(f"the robot sent no {what} within {timeout:.1f} s") from None

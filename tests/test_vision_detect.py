@@ -1,0 +1,248 @@
+"""Detectors on pictures and synthetic sequences: faces, face tracking, motion, and the geometry behind them."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from driver.samples import PoseSample
+from driver.vision.faces import Box, DlibHogDetector, OpenCvHaarDetector, detect_in_region, load_face_detector
+from driver.vision.geometry import CameraIntrinsics, camera_position, face_distance_mm, ground_region, pixel_ray
+from driver.vision.motion import MotionConfig, MotionDetector
+from driver.vision.sample import ImageSample
+from driver.vision.tracking import FaceTracker
+
+from .vision_support import astronaut_face, scene
+
+CAM = CameraIntrinsics()
+
+
+@pytest.fixture(scope="module")
+def dlib_hog() -> DlibHogDetector:
+    pytest.importorskip("dlib", reason="dlib-bin is a dependency; this environment lacks it")
+    return DlibHogDetector()
+
+
+# ---------------------------------------------------------------------------------- faces
+
+
+def test_the_astronaut_is_found_where_she_is_at_the_robots_resolution(dlib_hog: DlibHogDetector) -> None:
+    face = astronaut_face()
+    full = dlib_hog.detect(face, 1.0)  # the 256 px crop itself: the face is about 90 px wide
+    assert len(full) == 1
+    x, y, size = 100, 20, 200
+    frame = scene(faces=((face, x, y, size),))
+    found = dlib_hog.detect(frame, 1.5)
+    assert len(found) == 1
+    k = size / face.shape[0]
+    expected = Box(x + full[0].x * k, y + full[0].y * k, full[0].w * k, full[0].h * k)
+    assert found[0].iou(expected) > 0.6
+
+
+def test_a_search_scaled_up_finds_the_smaller_faces_a_plain_one_misses(dlib_hog: DlibHogDetector) -> None:
+    frame = scene(faces=((astronaut_face(), 100, 40, 140),))  # a face about 50 px wide
+    assert dlib_hog.detect(frame, 1.0) == []
+    (box,) = dlib_hog.detect(frame, 1.5)
+    assert 40 <= box.w <= 60
+
+
+@pytest.mark.parametrize("name", ["camera", "coffee", "chelsea", "rocket", "brick", "grass", "text", "coins"])
+def test_no_faces_in_pictures_without_one(dlib_hog: DlibHogDetector, name: str) -> None:
+    skdata = pytest.importorskip("skimage.data")
+    picture = getattr(skdata, name)()
+    gray = picture if picture.ndim == 2 else cv2.cvtColor(picture[..., :3], cv2.COLOR_RGB2GRAY)
+    assert dlib_hog.detect(cv2.resize(gray.astype(np.uint8), (320, 240)), 1.5) == []
+
+
+def test_a_known_face_is_found_again_in_a_crop_after_it_moved(dlib_hog: DlibHogDetector) -> None:
+    frame = scene(faces=((astronaut_face(), 120, 30, 160),))
+    (box,) = dlib_hog.detect(frame, 1.5)
+    before = Box(box.x - 0.4 * box.w, box.y + 0.2 * box.h, box.w, box.h)  # where it was a moment ago
+    (again,) = detect_in_region(dlib_hog, frame, before)
+    assert again.iou(box) > 0.6
+    far = Box(5, 150, box.w, box.h)
+    assert detect_in_region(dlib_hog, frame, far) == []
+
+
+def test_a_detector_that_cannot_load_is_reported_once_by_name(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, logger="driver.vision.faces")
+    if hasattr(cv2, "CascadeClassifier") and getattr(getattr(cv2, "data", None), "haarcascades", None):
+        assert isinstance(load_face_detector("opencv_haar"), OpenCvHaarDetector)  # OpenCV 4.x installed
+    else:
+        assert load_face_detector("opencv_haar") is None
+        assert [r.getMessage() for r in caplog.records if "opencv_haar" in r.getMessage()] != []
+    caplog.clear()
+    assert load_face_detector("retina") is None
+    (record,) = caplog.records
+    assert "'retina'" in record.getMessage() and "dlib_hog" in record.getMessage()
+    caplog.clear()
+    assert load_face_detector(None) is None and load_face_detector("none") is None
+    assert caplog.records == []
+
+
+# ---------------------------------------------------------------------------------- geometry
+
+
+def test_pixels_become_directions_with_the_head_angle_at_capture() -> None:
+    centre = pixel_ray(CAM.cx, CAM.cy, 0.0, CAM)
+    assert centre.pan_rad == pytest.approx(0.0) and centre.tilt_rad == pytest.approx(0.0)
+    left = pixel_ray(CAM.cx - CAM.fx * math.tan(math.radians(20)), CAM.cy, 0.0, CAM)
+    assert math.degrees(left.pan_rad) == pytest.approx(20.0)
+    up = pixel_ray(CAM.cx, CAM.cy, math.radians(30), CAM)
+    assert math.degrees(up.tilt_rad) == pytest.approx(30.0)
+    low = pixel_ray(CAM.cx, CAM.cy - CAM.fy * math.tan(math.radians(10)), math.radians(-25), CAM)
+    assert math.degrees(low.tilt_rad) == pytest.approx(-15.0)
+    assert camera_position(0.0) == pytest.approx((4.52, 0.0, 41.0))
+    assert CAM.hfov_deg == pytest.approx(58.0, abs=0.1) and CAM.vfov_deg == pytest.approx(45.2, abs=0.1)
+    half = CAM.scaled(160, 120)
+    assert (half.fx, half.cx, half.fy, half.cy) == pytest.approx((CAM.fx / 2, CAM.cx / 2, CAM.fy / 2, CAM.cy / 2))
+
+
+def test_face_distance_follows_the_engines_rule_and_the_floor_is_where_rays_land() -> None:
+    assert face_distance_mm(58, CameraIntrinsics(fx=289.0)) == pytest.approx(617.9, abs=0.5)
+    down = pixel_ray(CAM.cx, CAM.cy, math.radians(-20), CAM)
+    x, y = down.ground_point() or (0.0, 0.0)
+    cam = camera_position(math.radians(-20))
+    assert x == pytest.approx(cam[0] + cam[2] / math.tan(math.radians(20))) and y == pytest.approx(0.0, abs=1e-6)
+    assert pixel_ray(CAM.cx, CAM.cy, 0.2, CAM).ground_point() is None
+    floor = ground_region(-20, CAM, 160, 120)
+    assert floor[-1].any() and not floor[0].any()  # bottom rows see the floor, top rows do not
+    assert not ground_region(40, CAM, 160, 120).any()  # looking up: no floor in view
+
+
+# ---------------------------------------------------------------------------------- tracking
+
+
+def _box(cx: float, cy: float, w: float = 60.0) -> Box:
+    return Box(cx - w / 2, cy - w / 2, w, w, 1.0)
+
+
+def test_a_face_gets_a_stable_id_is_seen_after_two_frames_followed_and_lost_after_the_timeout() -> None:
+    tracker = FaceTracker(lost_after_s=1.0)
+    assert not tracker.update([_box(100, 100)], 0.0)  # one detection: not yet a face
+    changes = tracker.update([_box(104, 101)], 0.1)
+    (seen,) = changes.seen
+    updated = []
+    for i in range(2, 20):
+        updated += tracker.update([_box(100 + 6 * i, 100)], 0.1 * i).updated
+    assert [t.face_id for t in updated] == [seen.face_id] * 18
+    assert seen.box.center[0] == pytest.approx(100 + 6 * 19, abs=8)  # smoothed, a little behind
+    assert tracker.expire(2.5).lost == []  # last seen at 1.9 s
+    (lost,) = tracker.expire(3.0).lost
+    assert lost.face_id == seen.face_id and tracker.tracks == {}
+    tracker.update([_box(200, 100)], 3.1)
+    (back,) = tracker.update([_box(200, 100)], 3.2).seen
+    assert back.face_id != seen.face_id  # no recognition: a new face
+
+
+def test_smoothing_steadies_a_jittery_box_and_two_faces_keep_their_ids() -> None:
+    rng = np.random.default_rng(0)
+    tracker = FaceTracker()
+    raw, smooth = [], []
+    for i in range(40):
+        a = _box(80 + rng.normal(0, 4), 120 + rng.normal(0, 4))
+        b = _box(240 - 2 * i, 110)
+        tracker.update([b, a] if i % 2 else [a, b], 0.05 * i)
+        raw.append(a.center[0])
+        left = min(tracker.tracks.values(), key=lambda t: t.first_seen_at + t.face_id * 1e-6)
+        smooth.append(left.box.center[0])
+    assert sorted(tracker.tracks) == [1, 2]
+    assert np.std(smooth[5:]) < 0.75 * np.std(raw[5:])
+    assert tracker.tracks[2].box.center[0] == pytest.approx(240 - 2 * 39, abs=3)
+
+
+def test_a_face_keeps_its_id_while_the_robot_turns_and_the_picture_jumps() -> None:
+    def shift(before: tuple[float, float], after: tuple[float, float]) -> tuple[float, float]:
+        return (CAM.fx * math.tan(after[1] - before[1]), CAM.fy * math.tan(after[0] - before[0]))
+
+    turning = FaceTracker(shift=shift)
+    blind = FaceTracker()
+    jump = CAM.fx * math.tan(math.radians(15))
+    for i in range(5):  # the body turns left 15° a frame: a still face jumps 77 px right each time
+        box = _box(20 + jump * i, 120, 50)
+        turning.update([box], 0.1 * i, view=(0.0, math.radians(15) * i))
+        blind.update([box], 0.1 * i)
+    assert list(turning.tracks) == [1] and turning.tracks[1].hits == 5
+    assert turning.tracks[1].box.center[0] == pytest.approx(20 + jump * 4)
+    assert len(blind.tracks) == 5  # without knowing the turn, every frame looks like someone new
+
+
+def test_a_single_false_detection_never_becomes_a_face_and_far_jumps_are_new_faces() -> None:
+    tracker = FaceTracker(lost_after_s=0.5)
+    assert not tracker.update([_box(50, 50, 40)], 0.0)
+    assert tracker.expire(0.6).lost == [] and tracker.tracks == {}
+    tracker.update([_box(100, 100)], 1.0)
+    tracker.update([_box(100, 100)], 1.1)
+    changes = tracker.update([_box(280, 100)], 1.2)  # three widths away: someone else
+    assert changes.seen == [] and len(tracker.tracks) == 2
+    changes = tracker.update([_box(100, 100, 200)], 1.3)  # over three times the size: someone else
+    assert len(tracker.tracks) == 3
+
+
+# ---------------------------------------------------------------------------------- motion
+
+
+def _sample(gray: np.ndarray, t: float, head: float = math.radians(-10), x: float = 0.0,
+            angle: float = 0.0) -> ImageSample:
+    pose = PoseSample(x, 0.0, 0.0, angle, 0.0, 0, 1)
+    return ImageSample("camera", int(t * 15), int(t * 1000), t, t, 320, 240, False, "JPEG_MINIMIZED_GRAY",
+                       gray, gray, b"", head, pose, int(t * 1000), CAM)
+
+
+def _floor_pixel(x_mm: float, y_mm: float, head: float) -> tuple[int, int]:
+    """The image pixel that sees floor point (x, y) (pinhole projection, for placing test objects)."""
+    cx, _, cz = camera_position(head)
+    dx, dy, dz = x_mm - cx, y_mm, -cz
+    c, s = math.cos(head), math.sin(head)
+    fwd, up = dx * c + dz * s, -dx * s + dz * c  # into the camera frame (pitch down by the head angle)
+    return round(CAM.cx - CAM.fx * dy / fwd), round(CAM.cy - CAM.fy * up / fwd)
+
+
+def _with_blob(base: np.ndarray, u: int, v: int, r: int = 14, value: int = 230) -> np.ndarray:
+    out = base.copy()
+    cv2.circle(out, (u, v), r, value, -1)
+    return out
+
+
+def test_a_still_scene_with_sensor_noise_shows_no_motion() -> None:
+    detector = MotionDetector()
+    reports = [detector.update(_sample(scene(noise=3.0, seed=i), i / 15)) for i in range(30)]
+    assert reports == [None] * 30 and detector.runs == 29
+
+
+def test_something_moving_on_the_floor_is_ground_motion_at_its_place_on_the_floor() -> None:
+    head = math.radians(-10)
+    u, v = _floor_pixel(150.0, 30.0, head)
+    detector = MotionDetector()
+    base = scene(noise=2.0, seed=1)
+    assert detector.update(_sample(base, 0.0, head)) is None
+    # a ball whose nearest edge touches that floor point (the engine reports the nearest 5 %)
+    report = detector.update(_sample(_with_blob(base, u, v - 14), 1 / 15, head))
+    assert report is not None and report.primary.where == "ground"
+    assert "image" in {a.where for a in report.areas}
+    gx, gy = report.primary.ground_mm or (0.0, 0.0)
+    assert gx == pytest.approx(150.0, abs=15.0) and gy == pytest.approx(30.0, abs=10.0)
+    assert math.degrees(report.primary.pan_rad) > 0  # left of the heading
+    # quiet for half a second after a report, then it sees again
+    assert detector.update(_sample(base, 2 / 15, head)) is None
+    assert detector.update(_sample(_with_blob(base, u, v - 14), 0.6, head)) is not None
+
+
+def test_motion_at_the_left_border_fires_the_left_region_and_nothing_while_the_head_moves() -> None:
+    detector = MotionDetector()
+    base = scene(noise=2.0, seed=2)
+    detector.update(_sample(base, 0.0))
+    report = detector.update(_sample(_with_blob(base, 30, 60, r=25), 1 / 15))
+    assert report is not None and "left" in {a.where for a in report.areas}
+    left = next(a for a in report.areas if a.where == "left")
+    assert left.x < 96 and left.amount == pytest.approx(MotionConfig().max_value)
+
+    moving = MotionDetector()
+    moving.update(_sample(base, 0.0, head=0.0))
+    assert moving.update(_sample(_with_blob(base, 30, 60, r=25), 1 / 15, head=math.radians(2))) is None
+    assert moving.update(_sample(base, 2 / 15, x=3.0, head=math.radians(2))) is None  # the body drove 3 mm
+    assert moving.skipped_moving == 2 and moving.runs == 0
