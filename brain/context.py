@@ -147,6 +147,9 @@ class BrainContext:
     rng: random.Random = field(default_factory=random.Random)
     events: deque[Any] = field(default_factory=lambda: deque(maxlen=DEFAULT_EVENT_MEMORY))
     branch: dict[str, Any] = field(default_factory=dict)
+    #: Told by choosers what they picked and what it beat (``explain(chooser, facts)``) while
+    #: someone wants to know (the dashboard); None, the default, and nothing extra is computed.
+    explain: Callable[[Any, dict[str, Any]], None] | None = None
     #: The same events filed by kind, each kind with its own memory: a condition asking for a rare
     #: kind ("poked within 90 s") reads a short list, and frequent status events cannot push a
     #: rare one out of memory.

@@ -274,7 +274,8 @@ def test_pycozmo_gets_grey_and_colour_camera_images_from_the_sim_command(tmp_pat
     images = out["images"]
     grey = [np.asarray(im) for was_colour, im in images if not was_colour]
     colour = [np.asarray(im) for was_colour, im in images[-10:] if was_colour]
-    assert len(grey) >= 20 and len(colour) >= 5, (len(grey), len(colour))
+    # 2 s of each at 15 fps is 30 frames; a loaded machine may skip some of them (never queue them)
+    assert len(grey) >= 10 and len(colour) >= 5, (len(grey), len(colour))
     assert all(im.shape == (240, 320, 3) for im in grey + colour)
     g, c = grey[-1].astype(int), colour[-1].astype(int)
     assert (g[..., 0] == g[..., 1]).all() and (g[..., 1] == g[..., 2]).all()  # grey frames carry no colour

@@ -34,6 +34,7 @@ for _path in (REPO, HERE):
     if str(_path) not in sys.path:  # run as a plain script, or loaded by file from the tests
         sys.path.insert(0, str(_path))
 
+import built_outputs  # noqa: E402
 import yaml  # noqa: E402
 from voice_synth import Noise, Repeat, Sound, Tone, hz_to_semitone, render_wav  # noqa: E402
 
@@ -434,32 +435,13 @@ def build(src: Path = DEFAULT_SRC) -> dict[str, bytes]:
 
 
 def check(built: dict[str, bytes], out: Path) -> list[str]:
-    """What differs between ``built`` and the WAV files in ``out`` (an empty list: up to date)."""
-    problems = []
-    for name, data in built.items():
-        target = out / name
-        if not target.is_file():
-            problems.append(f"{target}: missing")
-        elif target.read_bytes() != data:
-            problems.append(f"{target}: out of date")
-    problems += [f"{p}: no sound of the voice file makes it" for p in sorted(out.glob("*.wav")) if p.name not in built]
-    return problems
+    """What differs between ``built`` and the files in ``out`` (an empty list: up to date)."""
+    return built_outputs.check(built, out, "*.wav", "no sound of the voice file makes it")
 
 
 def write(built: dict[str, bytes], out: Path) -> list[Path]:
-    """Write ``built`` into ``out`` and remove WAV files no sound makes; the files that changed."""
-    out.mkdir(parents=True, exist_ok=True)
-    changed = []
-    for name, data in built.items():
-        target = out / name
-        if not target.is_file() or target.read_bytes() != data:
-            target.write_bytes(data)
-            changed.append(target)
-    for stale in sorted(out.glob("*.wav")):
-        if stale.name not in built:
-            stale.unlink()
-            changed.append(stale)
-    return changed
+    """Write ``built`` into ``out`` and remove stale ``.wav`` files; the files that changed."""
+    return built_outputs.write(built, out, "*.wav")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -94,6 +94,10 @@ class BrainStack:
         if self.resources is None:
             self.prepare()
         self.robot = Robot(*address, lost_after=self.robot_options.lost_after_s, **self.robot_options.extra)
+        self.controller = AnimationController(self.robot, resources=self.roots, seed=self.seed,
+                                              **self.controller_options)
+        # before the robot is contacted: the personality starts as soon as the robot answers
+        preload_voice(self.controller)
         try:
             if open_link is None:
                 await self.robot.connect()
@@ -101,9 +105,6 @@ class BrainStack:
                 await self.robot.connect(open_link=open_link)
         except RobotError as exc:
             raise StartupError(str(exc)) from exc
-        self.controller = AnimationController(self.robot, resources=self.roots, seed=self.seed,
-                                              **self.controller_options)
-        preload_voice(self.controller)
         self.controller.start()
         self.brain = Brain(self.robot, self.resources, self.personality, heartbeat_hz=self.heartbeat_hz,
                            controller=self.controller, seed=self.seed)
