@@ -105,13 +105,8 @@ class AudioFormatError(ValueError):
 # µ-law
 
 
-def mulaw_encode(samples: np.ndarray) -> np.ndarray:
-    """Encode int16-range samples to Cozmo µ-law bytes (uint8 array, values 1..255).
-
-    Values outside -31611..32767 (including anything beyond the int16 range) are clipped first, so
-    the result always fits in a byte.
-    """
-    x = np.clip(np.asarray(samples, dtype=np.int64), _MIN_ENCODABLE, 32767)
+def _mulaw_codes(x: np.ndarray) -> np.ndarray:
+    """µ-law codes (1..255) of integer samples already within -31611..32767."""
     sign = np.where(x < 0, 0x80, 0)
     mag = np.minimum(np.abs(x) + MULAW_BIAS, MULAW_CLIP)
     # Position of the highest set bit: 7 .. 14 (mag >= 132 always has bit 7 or higher set).
@@ -121,6 +116,26 @@ def mulaw_encode(samples: np.ndarray) -> np.ndarray:
     mantissa = (mag >> (top - 4)) & 0x0F
     code = sign | ((top - 7) << 4) | mantissa
     return (code + 1).astype(np.uint8)
+
+
+# The code of every int16 value, computed once: encoding is then one lookup per sample, with no
+# int64 scratch the size of the sound (which, for a whole sound, could stay in the heap).
+_ENCODE_TABLE = _mulaw_codes(np.clip(np.arange(-32768, 32768, dtype=np.int64), _MIN_ENCODABLE, 32767))
+_ENCODE_TABLE.setflags(write=False)
+
+
+def mulaw_encode(samples: np.ndarray) -> np.ndarray:
+    """Encode int16-range samples to Cozmo µ-law bytes (uint8 array, values 1..255).
+
+    Values outside -31611..32767 (including anything beyond the int16 range) are clipped first, so
+    the result always fits in a byte.
+    """
+    x = np.asarray(samples)
+    if x.dtype != np.int32 and x.dtype != np.int64:
+        x = x.astype(np.int64)  # floats are cut towards zero
+    index = np.clip(x, -32768, 32767).astype(np.int32)
+    index += 32768
+    return _ENCODE_TABLE[index]
 
 
 def _build_decode_table() -> np.ndarray:
@@ -160,6 +175,9 @@ def silence_frame() -> bytes:
 
 _MAX_EXACT_PHASES = 4096
 _QUANTISED_PHASES = 4096
+#: Phases of a filter table computed at once, and the scratch bytes of one block of resampling.
+_TABLE_BLOCK = 256
+_RESAMPLE_SCRATCH = 1 << 18
 
 
 @functools.lru_cache(maxsize=16)  # a memo of read-only tables: safe to share between robots
@@ -172,13 +190,18 @@ def _filter_bank(up: int, down: int, zero_crossings: int, rolloff: float, beta: 
     cutoff = 0.5 * rolloff * min(1.0, up / down)  # cycles per input sample
     half = int(math.ceil(zero_crossings / (2.0 * cutoff)))
     phases = up if up <= _MAX_EXACT_PHASES else _QUANTISED_PHASES
-    frac = np.arange(phases + (0 if phases == up else 1), dtype=np.float64) / phases
+    rows = phases + (0 if phases == up else 1)
     offsets = np.arange(-half + 1, half + 1, dtype=np.float64)
-    dist = offsets[None, :] - frac[:, None]
-    window = np.i0(beta * np.sqrt(np.clip(1.0 - (dist / half) ** 2, 0.0, None))) / np.i0(beta)
-    taps = 2.0 * cutoff * np.sinc(2.0 * cutoff * dist) * window
-    taps /= taps.sum(axis=1, keepdims=True)  # unity gain at DC for every phase
-    table = taps.astype(np.float32)
+    table = np.empty((rows, offsets.size), dtype=np.float32)
+    # Built a block of phases at a time: the float64 scratch stays small (a whole table's worth
+    # of it, several times over, would stay in the process's heap after the table is built).
+    for first in range(0, rows, _TABLE_BLOCK):
+        frac = np.arange(first, min(first + _TABLE_BLOCK, rows), dtype=np.float64) / phases
+        dist = offsets[None, :] - frac[:, None]
+        window = np.i0(beta * np.sqrt(np.clip(1.0 - (dist / half) ** 2, 0.0, None))) / np.i0(beta)
+        taps = 2.0 * cutoff * np.sinc(2.0 * cutoff * dist) * window
+        taps /= taps.sum(axis=1, keepdims=True)  # unity gain at DC for every phase
+        table[first : first + frac.size] = taps
     table.setflags(write=False)
     return table, half
 
@@ -209,9 +232,12 @@ def resample(
     exact = up <= _MAX_EXACT_PHASES
     n_out = -(-x.size * up // down)
     padded = np.concatenate((np.zeros(half, dtype=np.float32), x, np.zeros(half + 1, dtype=np.float32)))
-    taps = np.arange(2 * half)
+    # windows[i] is padded[i : i + 2 * half], without a copy
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half)
     out = np.empty(n_out, dtype=np.float32)
-    chunk = max(256, (1 << 20) // (2 * half))
+    # Output samples a block at a time, so the scratch (two float32 copies of 2 * half taps per
+    # sample) stays near _RESAMPLE_SCRATCH bytes whatever the length of the sound.
+    chunk = max(64, _RESAMPLE_SCRATCH // (8 * 2 * half))
     for first in range(0, n_out, chunk):
         m = np.arange(first, min(first + chunk, n_out), dtype=np.int64)
         pos = m * down
@@ -221,8 +247,7 @@ def resample(
         else:
             phase = np.rint((pos % up) * (_QUANTISED_PHASES / up)).astype(np.int64)
         # padded[base + 1 + j] is input sample base - half + 1 + j
-        window = padded[(base + 1)[:, None] + taps[None, :]]
-        out[first : first + m.size] = np.einsum("ij,ij->i", window, table[phase])
+        out[first : first + m.size] = np.einsum("ij,ij->i", windows[base + 1], table[phase])
     return out
 
 
@@ -430,8 +455,8 @@ class SoundLibrary:
     resource root or several (searched in order, the first file for an id wins). A keyframe
     listing several ids picks one by its ``probability`` weights (seeded by ``seed``), and its
     ``volume`` scales the sound. :meth:`resolve` shifts the pitch (and with it the tempo) by
-    resampling. Converted sounds are cached (``cache_size`` of them, keyed by id, volume and
-    pitch step); :meth:`preload` converts everything up front.
+    resampling. Converted sounds are cached (``cache_size`` of them, keyed by id and pitch step,
+    and as many scaled to a keyframe's volume); :meth:`preload` converts everything up front.
 
     Missing pieces are not errors: without a ``sound`` folder every keyframe is silent and one
     warning says so; an id without a file is silent and warned about once.
@@ -445,6 +470,7 @@ class SoundLibrary:
         self._files: dict[str, Path] | None = None
         self._present: list[Path] = []  # the sound folders that exist (found with the files)
         self._cache: OrderedDict[tuple[int, float, float], list[bytes]] = OrderedDict()
+        self._full: OrderedDict[tuple[int, float], list[bytes]] = OrderedDict()
         self._warned: set[object] = set()
 
     @property
@@ -497,12 +523,18 @@ class SoundLibrary:
 
     def preload(self, pitches: Iterable[float] = (0.0,)) -> int:
         """Convert every WAV of the folders now, at each of ``pitches`` (e.g. before the robot
-        starts, so no conversion happens while clips play); returns how many files there are."""
+        starts, so no conversion happens while clips play); returns how many files there are.
+
+        One pitch at a time, so each resampling filter is built once and let go before the next
+        (a filter is only needed while converting, and takes a megabyte or so).
+        """
         steps = sorted({pitch_step(p) for p in pitches})
-        for name, path in self.files.items():
-            for step in steps:
-                self._frames(int(name), path, 1.0, step)
-        return len(self.files)
+        files = list(self.files.items())
+        for step in steps:
+            for name, path in files:
+                self._converted(int(name), path, step)
+            _filter_bank.cache_clear()
+        return len(files)
 
     def _pick(self, keyframe: RobotAudio) -> int:
         ids, weights = keyframe.audio_event_id, keyframe.probability
@@ -517,19 +549,36 @@ class SoundLibrary:
         if frames is not None:
             self._cache.move_to_end(key)
             return frames
+        full = self._converted(event_id, path, pitch)
+        if full is None:
+            return None
+        frames = scale_frames(full, max(0.0, min(1.0, volume)))
+        self._remember(self._cache, key, frames)
+        return frames
+
+    def _converted(self, event_id: int, path: Path, pitch: float) -> list[bytes] | None:
+        """The sound at full volume and shifted by ``pitch``: what a keyframe's volume then scales
+        (cached apart, so another volume costs no resampling)."""
+        key = (event_id, pitch)
+        frames = self._full.get(key)
+        if frames is not None:
+            self._full.move_to_end(key)
+            return frames
         try:
             samples, rate = read_wav(path)
             # played as if recorded at a higher (lower) rate: higher (lower) and faster (slower)
             shifted = rate if pitch == 0.0 else max(1, int(round(rate * 2.0 ** (pitch / 12.0))))
             frames = _frames_from_int16_scale(samples.mean(axis=1), shifted)
-            frames = scale_frames(frames, max(0.0, min(1.0, volume)))
         except AudioFormatError as exc:
             self._warn_once(path, "cannot use %s: %s", path, exc)
             return None
-        self._cache[key] = frames
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        self._remember(self._full, key, frames)
         return frames
+
+    def _remember(self, cache: OrderedDict[Any, list[bytes]], key: Any, frames: list[bytes]) -> None:
+        cache[key] = frames
+        while len(cache) > self.cache_size:
+            cache.popitem(last=False)
 
     def _warn_once(self, key: object, message: str, *args: Any) -> None:
         """A warning the first time for ``key``, debug messages after that."""
