@@ -5,7 +5,8 @@ one member clip by weight among those whose cooldown has passed, whose Mood matc
 simple mood (or is "Default"), and whose head-angle range holds the current head angle when
 ``UseHeadAngle`` is set. If every member is cooling down, the one closest to ready plays rather
 than nothing, so a reaction is never silent. The chosen clip is decoded on first use by the clip
-index and handed to the animation controller.
+index and handed to the animation controller, with the pitch the mood gives the voice
+(:mod:`brain.voice`) when it is not the authored one.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ class AnimationNotFound(KeyError):
 class Player(Protocol):
     """The part of the animation controller this module uses."""
 
-    def play(self, clip: Any) -> Any:
-        """Start a clip; returns a handle with ``done()``."""
+    def play(self, clip: Any, *, params: Any = None) -> Any:
+        """Start a clip (``params``: its PlaybackParams, None for as authored); returns a handle
+        with ``done()``."""
 
 
 def choose_member(
@@ -74,6 +76,7 @@ class AnimationLibrary:
         rng: random.Random | None = None,
         simple_mood: Callable[[], str | None] = lambda: None,
         head_angle_deg: Callable[[], float | None] = lambda: None,
+        voice_pitch: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self.resources = resources
         self.player = player
@@ -81,6 +84,8 @@ class AnimationLibrary:
         self.rng = rng or random.Random()
         self.simple_mood = simple_mood
         self.head_angle_deg = head_angle_deg
+        #: semitones the clips' sounds are shifted by, asked when each clip starts
+        self.voice_pitch = voice_pitch
         self.last_played: dict[str, float] = {}
         self.last_clip: str | None = None
 
@@ -109,8 +114,13 @@ class AnimationLibrary:
         clip = clips.get(name)
         self.last_played[name] = self.clock()
         self.last_clip = name
-        log.debug("playing clip %s", name)
-        return self.player.play(clip)
+        pitch = self.voice_pitch() if clip.robot_audio else 0.0
+        log.debug("playing clip %s%s", name, f" (voice {pitch:+.2f} semitones)" if pitch else "")
+        if not pitch:
+            return self.player.play(clip)
+        from driver.animation.playback import PlaybackParams
+
+        return self.player.play(clip, params=PlaybackParams(pitch_semitones=pitch))
 
     def set_face_expression(self, name: str) -> None:
         """Show a named procedural expression as the resting face (blinks and saccades go on)."""

@@ -46,6 +46,7 @@ from .nodes.reactions import ReactiveRoot, branch_of
 from .reactions import ReactionRunner
 from .rhythm import DayRhythm, HeldWheels, host_time_of_day
 from .safety import Safety
+from .voice import voice_pitch
 
 __all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_start"]
 
@@ -82,7 +83,7 @@ class Brain:
         self.ctx.animations = AnimationLibrary(
             resources, controller, clock=loop.time, rng=self.ctx.rng,
             simple_mood=lambda: self.ctx.mood.simple_mood().value if self.ctx.mood is not None else None,
-            head_angle_deg=self._head_deg,
+            head_angle_deg=self._head_deg, voice_pitch=self._voice_pitch,
         )
         self.reactions = ReactionRunner(self.ctx)
         self.personality: Any = None
@@ -98,6 +99,10 @@ class Brain:
         # look around before napping) mean what they say.
         info = getattr(robot, "info", None)
         self.heartbeat.post(ev.Connected(loop.time(), firmware_version=getattr(info, "firmware_version", 0)))
+
+    def _voice_pitch(self) -> float:
+        """The mood's colour on the voice (semitones) right now."""
+        return voice_pitch(self.ctx.mood.simple_mood().value) if self.ctx.mood is not None else 0.0
 
     def _head_deg(self) -> float | None:
         state = self.robot.state

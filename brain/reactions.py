@@ -51,11 +51,17 @@ PENDING_TTL_S = 5.0
 #: flag's edge (True: turned on) or, for orientation changes, the new orientation (``on_side``:
 #: either side). Cozmo's trigger names plus a few for events the driver reports that Cozmo's map
 #: had no trigger for. Kinds are names of :data:`driver.events.EVENT_KINDS`, which turns them into
-#: the event types a reaction matches.
+#: the event types a reaction matches. As in Cozmo's engine, being picked up, tipped over, put
+#: back on the treads, shaken, placed on a slope or pushed are read from the robot's attitude
+#: (:mod:`driver.attitude`): RobotPickedUp fires when the robot is held level in the air, not on
+#: the raw pick-up flag (which still stops the motors: :mod:`brain.safety`).
 REACTION_EVENTS: dict[str, tuple[str, bool | str | None]] = {
     "CliffDetected": ("cliff", True),
-    "RobotPickedUp": ("picked_up", True),
-    "ReturnedToTreads": ("picked_up", False),
+    "RobotPickedUp": ("orientation", "in_air"),
+    "ReturnedToTreads": ("returned_to_treads", None),
+    "RobotShaken": ("shaken", None),
+    "RobotPlacedOnSlope": ("placed_on_slope", None),
+    "UnexpectedMovement": ("unexpected_movement", None),
     "RobotFalling": ("falling_started", None),
     "PlacedOnCharger": ("on_charger", True),
     "CubeMoved": ("cube_moved", None),
@@ -144,6 +150,8 @@ class ReactionRunner(Behaviour):
         self.pending: Reaction | None = None
         self.pending_since = 0.0
         self.finished: Reaction | None = None
+        #: the reaction the last one to start interrupted (None: it interrupted none)
+        self.replaced: Reaction | None = None
         self.handled = 0
         self.on_start: list[Callable[[Reaction], None]] = []
 
@@ -158,6 +166,7 @@ class ReactionRunner(Behaviour):
                 return False
             log.info("reaction %s interrupts reaction %s", reaction.trigger, self.active.trigger)
             self.active.root.stop(Status.INVALID)
+        self.replaced = self.active
         self._start(reaction)
         return True
 
@@ -179,6 +188,7 @@ class ReactionRunner(Behaviour):
         if self.ctx.now() - self.pending_since > self.pending_ttl_s:
             log.debug("reaction %s waited too long and is dropped", reaction.trigger)
             return False
+        self.replaced = None
         self._start(reaction)
         return True
 

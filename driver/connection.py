@@ -7,8 +7,8 @@ Connecting keeps trying until it works: Resets with backoff (``reconnect_initial
 by itself: it emits :class:`~driver.events.RobotLost` (pending actions fail, new commands fail at
 once), the session retries with the same backoff, :class:`~driver.events.RobotRecovered` comes
 when the robot answers, the start-up sequence runs again on a fresh state mirror (``state`` is
-None until the first new RobotState), and :class:`~driver.events.Reconnected` follows once the
-robot streams state again.
+None until the first new RobotState, the attitude starts afresh on the treads), and
+:class:`~driver.events.Reconnected` follows once the robot streams state again.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
+from .attitude import Attitude
 from .link import Address, Link, LinkError, LinkState, Role
 from .protocol import messages as m
-from .samples import OrientationDetector, RobotStateSample
+from .samples import RobotStateSample
 from .startup import StartUp, StartUpFailed
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class RobotConnection:
     stop_on_cliff: bool
     link: Link | None
     state: RobotStateSample | None
-    orientation_detector: OrientationDetector
+    attitude: Attitude
     losses: int
     reconnects: int
     _actions: dict[str, Action]
@@ -120,7 +121,7 @@ class RobotConnection:
         """A new connection: forget the old mirror and wait for the start-up answers afresh."""
         self._startup.begin()
         self.state = None
-        self.orientation_detector = OrientationDetector()
+        self.attitude.reset()
 
     async def _reconnected(self) -> None:
         """After the robot answered again: the start-up sequence, then Reconnected (or start over)."""

@@ -2,10 +2,12 @@
 
 Cliff, picked-up, falling and on-charger exist on the wire only as bits of RobotState.status;
 behaviours want to know when they *change*. The Robot turns each edge into a
-:class:`StatusChanged` with a readable ``kind``, turns the accelerometer into
-:class:`OrientationChanged` (on its back, face or side, upright again) and turns discrete
-messages (button, poke, cube tap, animation started, …) into their own event classes. Every event
-carries ``at``, the host's monotonic time in seconds.
+:class:`StatusChanged` with a readable ``kind``; its attitude (:mod:`driver.attitude`, read from
+the head's IMU the way Anki's engine did) into :class:`OrientationChanged` (in the air, on its
+back, face or side, falling, on its treads again), :class:`ReturnedToTreads`, :class:`Shaken`,
+:class:`PlacedOnSlope` and :class:`UnexpectedMovement`; and discrete messages (button, poke, cube
+tap, animation started, …) into their own event classes. Every event carries ``at``, the host's
+monotonic time in seconds.
 
 Consumers tell events apart by their type (``isinstance``, tables keyed by class or by status
 flag), never by comparing ``kind`` strings. ``kind`` is the stable name logs, reports and
@@ -21,7 +23,24 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar
 
-from .samples import ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, UPRIGHT, RobotStatus
+from .samples import RobotStatus
+
+#: How the robot lies or moves, by the stable names events and personality files use; Anki's
+#: engine called these states OnTreads, InAir, OnBack, OnFace, OnLeftSide, OnRightSide and
+#: Falling (:data:`ENGINE_NAMES`).
+UPRIGHT = "upright"
+IN_AIR = "in_air"
+ON_BACK = "on_back"
+ON_FACE = "on_face"
+ON_LEFT_SIDE = "on_left_side"
+ON_RIGHT_SIDE = "on_right_side"
+FALLING = "falling"
+ORIENTATIONS: tuple[str, ...] = (UPRIGHT, IN_AIR, ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, FALLING)
+#: Orientation name → the engine's name for the state.
+ENGINE_NAMES: dict[str, str] = {
+    UPRIGHT: "OnTreads", IN_AIR: "InAir", ON_BACK: "OnBack", ON_FACE: "OnFace", ON_LEFT_SIDE: "OnLeftSide",
+    ON_RIGHT_SIDE: "OnRightSide", FALLING: "Falling",
+}
 
 #: status flag -> event kind (the name reactions and conditions use)
 FLAG_KINDS: dict[RobotStatus, str] = {
@@ -245,12 +264,13 @@ class MotorCalibration(RobotEvent):
 
 @dataclass(frozen=True)
 class OrientationChanged(RobotEvent):
-    """The robot now lies in another orientation (confirmed: held for a moment, see
-    :class:`driver.samples.OrientationDetector`).
+    """The robot's attitude changed (confirmed: debounced the engine's way, see
+    :class:`driver.attitude.Attitude`).
 
-    ``orientation`` and ``previous`` are ``upright``, ``on_back``, ``on_face``, ``on_left_side``
-    or ``on_right_side``; ``value`` is ``orientation``, so reactions and conditions can select
-    one with ``value: on_back`` (``on_side`` selects either side).
+    ``orientation`` and ``previous`` are ``upright`` (on its treads), ``in_air`` (held, level),
+    ``on_back``, ``on_face``, ``on_left_side``, ``on_right_side`` or ``falling``; ``value`` is
+    ``orientation``, so reactions and conditions can select one with ``value: on_back``
+    (``on_side`` selects either side).
     """
     KIND: ClassVar[str] = "orientation"
 
@@ -272,6 +292,11 @@ class OrientationChanged(RobotEvent):
         return self.orientation == UPRIGHT
 
     @property
+    def in_air(self) -> bool:
+        """Held in the air, more or less level."""
+        return self.orientation == IN_AIR
+
+    @property
     def on_back(self) -> bool:
         """Lying on its back."""
         return self.orientation == ON_BACK
@@ -285,6 +310,59 @@ class OrientationChanged(RobotEvent):
     def on_side(self) -> bool:
         """Lying on its left or right side."""
         return self.orientation in (ON_LEFT_SIDE, ON_RIGHT_SIDE)
+
+
+@dataclass(frozen=True)
+class ReturnedToTreads(RobotEvent):
+    """The robot is on its treads again after being ``previous`` (in the air, on its back …)."""
+    KIND: ClassVar[str] = "returned_to_treads"
+
+    previous: str = IN_AIR
+
+
+@dataclass(frozen=True)
+class Shaken(RobotEvent):
+    """The robot was shaken; sent when the shaking stops.
+
+    ``strength`` is ``soft`` (shaken for less than 2.5 s), ``medium`` (less than 5 s) or ``hard``,
+    the engine's three dizzy reactions; it is also the event's ``value`` (``value: hard``).
+    """
+    KIND: ClassVar[str] = "shaken"
+
+    duration_s: float = 0.0
+    strength: str = "soft"
+
+    @property
+    def value(self) -> str:
+        """The strength (what an event filter's ``value`` is compared with)."""
+        return self.strength
+
+
+@dataclass(frozen=True)
+class PlacedOnSlope(RobotEvent):
+    """The robot was held, or put down, tilted nose-up by ``pitch_deg`` (10–55°) and kept still."""
+    KIND: ClassVar[str] = "placed_on_slope"
+
+    pitch_deg: float = 0.0
+
+
+@dataclass(frozen=True)
+class UnexpectedMovement(RobotEvent):
+    """The wheels drove but the body did not turn as commanded: something pushed or blocked it.
+
+    ``side`` is where the push came from (``front``, ``back``, ``left`` or ``right``; also the
+    event's ``value``); ``movement`` is ``turned_but_stopped`` (it should have turned and did
+    not) or ``turned_in_opposite_direction``.
+    """
+    KIND: ClassVar[str] = "unexpected_movement"
+
+    side: str = "front"
+    movement: str = "turned_but_stopped"
+
+    @property
+    def value(self) -> str:
+        """The side pushed from (what an event filter's ``value`` is compared with)."""
+        return self.side
 
 
 # ----------------------------------------------------------------------------- vision

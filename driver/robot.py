@@ -1,8 +1,9 @@
 """The Robot: the driver's public face, used by the brain.
 
 It connects (the firmware-2381 start-up sequence), mirrors RobotState as typed samples, turns
-status-flag edges, orientation changes (read from the accelerometer) and discrete robot messages
-into typed events, and offers commands. Commands
+status-flag edges, the robot's attitude (:mod:`driver.attitude`: how it lies, shaking, slopes,
+pushes, read from the head's IMU) and discrete robot messages into typed events, and offers
+commands. Commands
 that take time (head, lift, turn, paths) return an :class:`Action`: awaitable, but also
 pollable with ``done()`` so a behaviour-tree node can start it on one tick and look at it on the
 next. Nothing here blocks the event loop.
@@ -27,12 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
+from .attitude import Attitude, describe
 from .connection import RobotConnection, RobotError
 from .link import Address, Link, LinkStats
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
 from .protocol.linkstate import Backoff
-from .samples import OrientationDetector, RobotStateSample, RobotStatus, state_from_message
+from .samples import RobotStateSample, RobotStatus, state_from_message
 from .startup import StartUp
 
 if TYPE_CHECKING:  # the vision block at the end imports driver.vision only when it is used
@@ -102,6 +104,8 @@ class Robot(RobotConnection):
         self.state: RobotStateSample | None = None
         self.link: Link | None = None
         self.malformed_messages = 0
+        #: the last image sent to the face display (run-length encoded, see driver.animation.display)
+        self.display_shown: bytes | None = None
         #: times the robot was lost, and reconnected after it
         self.losses = 0
         self.reconnects = 0
@@ -118,8 +122,9 @@ class Robot(RobotConnection):
         self._in_connect = False
         self._closed = False
         self._resume: asyncio.Task[None] | None = None
-        #: Reads the accelerometer of every RobotState; its confirmed changes become OrientationChanged.
-        self.orientation_detector = OrientationDetector()
+        #: Reads the IMU of every RobotState: how the robot lies (OrientationChanged, ReturnedToTreads),
+        #: Shaken, PlacedOnSlope, UnexpectedMovement.
+        self.attitude = Attitude()
 
     async def __aenter__(self) -> Robot:
         await self.connect()
@@ -130,8 +135,9 @@ class Robot(RobotConnection):
 
     @property
     def orientation(self) -> str:
-        """How the robot lies now: ``upright``, ``on_back``, ``on_face``, ``on_left_side`` or ``on_right_side``."""
-        return self.orientation_detector.orientation
+        """How the robot lies now: ``upright`` (on its treads), ``in_air``, ``on_back``, ``on_face``,
+        ``on_left_side``, ``on_right_side`` or ``falling``."""
+        return self.attitude.state
 
     @property
     def stats(self) -> LinkStats:
@@ -230,13 +236,9 @@ class Robot(RobotConnection):
                 for flag in RobotStatus:
                     if changed & flag:
                         self._emit(ev.StatusChanged(sample.received_at, flag, bool(sample.status & flag)))
-        imu = sample.proprioception.imu
-        previous = self.orientation_detector.orientation
-        turned = self.orientation_detector.update(sample.received_at, imu.accel_x_mmps2, imu.accel_y_mmps2,
-                                                  imu.accel_z_mmps2)
-        if turned is not None:
-            log.info("%s: now %s (was %s)", self.name, turned.replace("_", " "), previous.replace("_", " "))
-            self._emit(ev.OrientationChanged(sample.received_at, orientation=turned, previous=previous))
+        for event in self.attitude.update(sample):
+            log.info("%s: %s", self.name, describe(event))
+            self._emit(event)
         for action in list(self._actions.values()):
             action._check(sample)
 
@@ -254,6 +256,10 @@ class Robot(RobotConnection):
             log.warning("%s: firmware %d; cozmo-brain targets %d, some messages may differ",
                         self.name, version, TARGET_FIRMWARE)
         self._resolve("firmware")
+
+    def _on_motor_calibration(self, msg: Any) -> None:
+        self.attitude.motor_calibration(int(msg.motor_id), bool(msg.calib_started))
+        self._emit(ev.MotorCalibration(self._now(), motor_id=int(msg.motor_id), started=bool(msg.calib_started)))
 
     def _on_hardware(self, msg: Any) -> None:
         self.info.serial_number = int(msg.serial_number_head)
@@ -314,8 +320,7 @@ class Robot(RobotConnection):
             self._now(), duration_ms=int(msg.duration_ms), impact_intensity=float(msg.impact_intensity))),
         "AnimationStarted": lambda self, msg: self._emit(ev.AnimationStarted(self._now(), anim_id=int(msg.anim_id))),
         "AnimationEnded": lambda self, msg: self._emit(ev.AnimationEnded(self._now(), anim_id=int(msg.anim_id))),
-        "MotorCalibration": lambda self, msg: self._emit(ev.MotorCalibration(
-            self._now(), motor_id=int(msg.motor_id), started=bool(msg.calib_started))),
+        "MotorCalibration": _on_motor_calibration,
     }
 
     # ------------------------------------------------------------------ commands
@@ -471,6 +476,7 @@ class Robot(RobotConnection):
     def display_image(self, encoded: bytes) -> None:
         """Show a run-length-encoded 128×32 image on the face (see driver.animation.display)."""
         self.send(m.DisplayImage(image=encoded))
+        self.display_shown = encoded
 
     def play_audio_frame(self, samples: bytes | None) -> None:
         """Send one animation frame of audio: 744 µ-law bytes, or None for silence."""

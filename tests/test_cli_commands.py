@@ -58,7 +58,8 @@ def test_anim_list_names_every_clip_once(tmp_path: Path) -> None:
     proc = _cli(tmp_path, "anim", "--resources", RESOURCES, "list")
     assert proc.returncode == 0, proc.stderr
     names = proc.stdout.split()
-    assert len(names) == 47 and len(set(names)) == 47
+    sources = len(list((REPO / "resources" / "src" / "animations").glob("*.cozanim")))
+    assert len(names) == sources == len(set(names))
     assert names == sorted(names) and "anim_blink_01" in names
 
 
@@ -85,3 +86,22 @@ def test_anim_render_writes_an_animated_gif_and_a_plot(tmp_path: Path, name: str
         assert gif.size[0] >= 128
     with Image.open(out.with_suffix(".png")) as plot:
         assert plot.format == "PNG" and plot.size[0] > 100
+
+
+def test_anim_render_writes_the_clips_sound_track(tmp_path: Path) -> None:
+    from driver.animation.audio import SAMPLE_RATE, SAMPLES_PER_FRAME, frames_to_pcm, read_wav, wav_to_frames
+
+    out = tmp_path / "yawn.gif"
+    proc = _cli(tmp_path, "anim", "--resources", RESOURCES, "render", "anim_sleepy_yawn_01", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    samples, rate = read_wav(out.with_suffix(".wav"))
+    assert rate == SAMPLE_RATE
+    track = samples[:, 0]
+    assert track.size == 85 * SAMPLES_PER_FRAME  # frames 0 .. 84, the clip ending at 2.8 s
+    yawn = frames_to_pcm(wav_to_frames(REPO / "resources/cozmo_resources/sound/voice/vo_yawn.wav"))
+    start = 15 * SAMPLES_PER_FRAME  # its keyframe is at 500 ms
+    assert not track[:start].any()
+    assert (track[start:start + yawn.size] == yawn).all()
+    silent = _cli(tmp_path, "anim", "--resources", RESOURCES, "render", "anim_blink_01", "--out",
+                  str(tmp_path / "blink.gif"))
+    assert silent.returncode == 0 and not (tmp_path / "blink.wav").exists()  # no sound, no file

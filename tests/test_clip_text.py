@@ -23,6 +23,7 @@ from driver.animation.clip import (
     RobotAudio,
     TurnToRecordedHeading,
 )
+from driver.animation.sound_ids import audio_event_id
 from driver.animation.textfmt import (
     TextFormatError,
     clip_from_text,
@@ -131,6 +132,24 @@ time   head  head_ms  audio_id  audio_volume  event
     assert clip.head_angle == (HeadAngle(0, 300, -5), HeadAngle(250, 250, 30))
     assert clip.robot_audio == (RobotAudio(0, (1, 2)), RobotAudio(500, (), 0.5))
     assert clip.event == (Event(250, "greet done"),)
+
+
+def test_audio_ids_may_be_sound_names_standing_for_their_wwise_ids():
+    text = """\
+controls audio
+frequency 10
+
+no parameters
+
+audio_id
+vo_yawn
+vo_chirp_up,17
+"""
+    clip = parse(text)
+    assert clip.robot_audio == (RobotAudio(0, (audio_event_id("vo_yawn"),)),
+                                RobotAudio(100, (audio_event_id("vo_chirp_up"), 17)))
+    assert audio_event_id("vo_yawn") == 2505266898  # FNV-1 32 of "vo_yawn"
+    assert parse(clip_to_text(clip)) == clip  # written back as numbers
 
 
 def test_wheels_columns():
@@ -298,7 +317,7 @@ def at(err: TextFormatError) -> tuple[int, int]:
         ("controls wheels\nfrequency 1\n\nno parameters\n\nwheels\n10 CURVY\n", 7, 4, "non-numeric value 'CURVY'"),
         ("controls wheels\nfrequency 1\n\nno parameters\n\nrecord_heading\nyes\n", 7, 1, "takes 1 (a keyframe"),
         ("controls audio\nfrequency 1\n\nno parameters\n\naudio_id audio_alts\n1 maybe\n", 7, 3, "takes 0 or 1"),
-        ("controls audio\nfrequency 1\n\nno parameters\n\naudio_id\n1,x\n", 7, 1, "non-numeric value 'x'"),
+        ("controls audio\nfrequency 1\n\nno parameters\n\naudio_id\n1,x-1\n", 7, 1, "or sound names, got 'x-1'"),
         ("controls lights\nfrequency 1\n\nno parameters\n\nlights\n" + "2 0 0 " * 5 + "\n", 7, 1, "outside 0..1"),
         ("controls face\nfrequency 1\n\nno parameters\n\nface_angle face_center_x face_center_y face_scale_x "
          "face_scale_y l_center_x l_center_y\n0 0 0 1 1 - 3\n", 7, 11, "must not have gaps"),

@@ -1,21 +1,35 @@
-"""RobotAudio keyframes: WAV files found by audio event id under a resource tree's sound folder."""
+"""RobotAudio keyframes: WAV files found by audio event id (or sound name) under a resource tree's
+sound folder, and played higher or lower when a playback asks for a pitch shift."""
 
 from __future__ import annotations
 
 import io
 import logging
+import math
 import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from driver.animation.audio import SoundLibrary, scale_frames, wav_to_frames
+from driver.animation.audio import (
+    PITCH_MAX_SEMITONES,
+    SAMPLE_RATE,
+    SAMPLES_PER_FRAME,
+    SoundLibrary,
+    frames_to_pcm,
+    pitch_step,
+    scale_frames,
+    wav_to_frames,
+)
 from driver.animation.clip import Clip, HeadAngle, RobotAudio
 from driver.animation.controller import AnimationController
+from driver.animation.playback import PlaybackError, PlaybackParams
+from driver.animation.sound_ids import audio_event_id
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 
+from .audio_measure import dominant_frequency
 from .conftest import run
 
 
@@ -103,3 +117,74 @@ def test_a_clip_with_robot_audio_sends_the_sound_frame_by_frame_to_the_robot(tmp
             await sim.stop()
 
     assert run(main(), timeout=30) == expected
+
+
+# ------------------------------------------------------------------ sound names and pitch
+
+
+def _tone_wav(seconds: float, freq: float, rate: int = SAMPLE_RATE) -> bytes:
+    return _wav(seconds, freq, rate)
+
+
+def test_a_wav_named_after_a_sound_answers_that_names_wwise_id(tmp_path: Path) -> None:
+    # Wwise's ids are FNV-1 (32 bit) of the lower-cased name; these pairs come from Wwise's own
+    # generated id tables (the Init bank's id, and an event's).
+    assert audio_event_id("Init") == 1355168291
+    assert audio_event_id("Play_Test") == 3187507146
+    assert audio_event_id("PLAY_TEST") == audio_event_id("play_test")
+    root = _tree(tmp_path, {"vo_hello.wav": _wav(0.2, 440), "77.wav": _wav(0.1, 880), "not a name.wav": _wav(0.1, 300)})
+    lib = SoundLibrary(root)
+    hello = RobotAudio(0, (audio_event_id("vo_hello"),))
+    assert lib(hello) == wav_to_frames(root / "sound" / "custom" / "vo_hello.wav")
+    assert lib(RobotAudio(0, (77,))) is not None
+    assert sorted(lib.files) == sorted([str(audio_event_id("vo_hello")), "77"])
+
+
+def test_a_pitch_shift_moves_the_frequency_and_the_length_together_within_bounds(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"vo_tone.wav": _tone_wav(0.6, 600.0)})
+    lib = SoundLibrary(root)
+    kf = RobotAudio(0, (audio_event_id("vo_tone"),))
+    plain = lib.resolve(kf)
+    assert plain == lib(kf) and len(plain) == 18  # 0.6 s at 30 frames a second
+    for semitones in (-2.0, -0.75, 1.5, 2.0):
+        frames = lib.resolve(kf, semitones)
+        ratio = 2.0 ** (semitones / 12.0)
+        pcm = frames_to_pcm(frames)
+        measured = dominant_frequency(pcm[500:-800], SAMPLE_RATE)
+        assert measured == pytest.approx(600.0 * ratio, rel=0.003), semitones
+        assert len(frames) == math.ceil(0.6 * SAMPLE_RATE / ratio / SAMPLES_PER_FRAME)  # quicker when higher
+        assert lib.resolve(kf, semitones) is frames  # converted once, then cached
+    # bounded: a request beyond the library's range plays at its edge, rounded to its steps
+    assert pitch_step(9.0) == PITCH_MAX_SEMITONES and pitch_step(-9.0) == -PITCH_MAX_SEMITONES
+    assert pitch_step(1.1) == 1.0 and pitch_step(float("nan")) == 0.0
+    assert lib.resolve(kf, 9.0) == lib.resolve(kf, PITCH_MAX_SEMITONES)
+    assert lib.preload([0.0, 1.5, 9.0]) == 1
+    with pytest.raises(PlaybackError, match="pitch_semitones"):
+        PlaybackParams(pitch_semitones=13.0)
+
+
+def test_a_playbacks_pitch_reaches_the_robot_as_shifted_frames(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"vo_tone.wav": _tone_wav(0.3, 500.0)})
+    kf = RobotAudio(0, (audio_event_id("vo_tone"),))
+    clip = Clip("sing", head_angle=(HeadAngle(0, 600, 10),), robot_audio=(kf,))
+
+    async def main() -> list[bytes]:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address, lost_after=2.0)
+        await robot.connect()
+        ctl = AnimationController(robot, seed=2, resources=tmp_path)
+        try:
+            await ctl.play(clip, params=PlaybackParams(pitch_semitones=1.5))
+            msgs = list(sim.received)
+            start = max(i for i, msg in enumerate(msgs) if type(msg).__name__ == "StartAnimation")
+            return [bytes(msg.samples) for msg in msgs[start:] if type(msg).__name__ == "OutputAudio"]
+        finally:
+            await ctl.stop()
+            await robot.disconnect()
+            await sim.stop()
+
+    sent = run(main(), timeout=30)
+    expected = SoundLibrary(root).resolve(kf, 1.5)
+    assert sent == expected and sent != SoundLibrary(root)(kf)
+    measured = dominant_frequency(frames_to_pcm(sent)[300:-600], SAMPLE_RATE)
+    assert measured == pytest.approx(500 * 2 ** (1.5 / 12), rel=0.003)

@@ -1,9 +1,10 @@
-"""Lying on the back, face or side: detection from the accelerometer, the simulator, safety, reactions."""
+"""Lying on the back, face or side: the simulator's head-frame IMU, the Robot's attitude events,
+safety, reactions and the daemon. The attitude's own rules, state by state, are in test_attitude.py."""
 
 from __future__ import annotations
 
+import asyncio
 import math
-import random
 import re
 import subprocess
 import sys
@@ -19,8 +20,9 @@ from brain.nodes.registry import BEHAVIOR_CLASSES
 from brain.personality import REACTION_EVENTS, Reaction
 from brain.safety import Safety
 from driver import events as ev
+from driver.attitude import GRAVITY_MMPS2
 from driver.robot import Robot
-from driver.samples import GRAVITY_MMPS2, OrientationDetector
+from driver.samples import RobotStatus
 from driver.sim.body import Body
 from driver.sim.body import Status as BodyStatus
 from driver.sim.script import ScriptError, parse_script
@@ -29,100 +31,6 @@ from driver.sim.server import SimulatedCozmo
 from .conftest import REPO, eventually, run
 
 G = GRAVITY_MMPS2
-RATE_HZ = 30.0
-
-
-def gravity(pitch_deg: float = 0.0, side: float = 0.0) -> tuple[float, float, float]:
-    """Accelerometer reading of a robot at rest, pitched nose-up by ``pitch_deg``, ``side`` of g sideways."""
-    flat = math.sqrt(max(0.0, 1.0 - side * side))
-    p = math.radians(pitch_deg)
-    return (G * flat * math.sin(p), G * side, G * flat * math.cos(p))
-
-
-def feed(det: OrientationDetector, reading: tuple[float, float, float], seconds: float, t0: float = 0.0,
-         noise: float = 0.0, rng: random.Random | None = None) -> list[tuple[float, str]]:
-    """Feed ``seconds`` of 30 Hz readings; returns the (time, orientation) changes reported."""
-    changes = []
-    n = round(seconds * RATE_HZ)
-    for i in range(n):
-        t = t0 + i / RATE_HZ
-        x, y, z = reading
-        if noise and rng is not None:
-            x, y, z = x + rng.gauss(0, noise), y + rng.gauss(0, noise), z + rng.gauss(0, noise)
-        turned = det.update(t, x, y, z)
-        if turned is not None:
-            changes.append((t, turned))
-    return changes
-
-
-# ----------------------------------------------------------------------------- the detector
-
-
-def test_upright_with_heavy_noise_never_changes() -> None:
-    rng = random.Random(7)
-    det = OrientationDetector()
-    assert feed(det, gravity(0), 60.0, noise=1500.0, rng=rng) == []  # about 0.15 g of noise on every axis
-    assert det.orientation == "upright"
-
-
-@pytest.mark.parametrize(("reading", "expected", "hold"), [
-    (gravity(74.5), "on_back", 0.75),
-    (gravity(-95.0), "on_face", 0.25),
-    (gravity(0.0, side=1.0), "on_right_side", 0.25),
-    (gravity(0.0, side=-1.0), "on_left_side", 0.25),
-])
-def test_each_orientation_is_reported_once_after_its_hold_time(reading: tuple[float, float, float], expected: str,
-                                                                hold: float) -> None:
-    det = OrientationDetector()
-    feed(det, gravity(0), 1.0)
-    changes = feed(det, reading, 3.0, t0=1.0)
-    assert [c[1] for c in changes] == [expected]
-    delay = changes[0][0] - 1.0
-    assert hold <= delay <= hold + 0.25  # the hold, plus the low-pass filter settling
-    back = feed(det, gravity(0), 2.0, t0=4.0)
-    assert [c[1] for c in back] == ["upright"]
-
-
-def test_a_reading_that_flaps_between_two_orientations_is_not_reported() -> None:
-    det = OrientationDetector()
-    changes = []
-    for i in range(int(10 * RATE_HZ)):
-        t = i / RATE_HZ
-        reading = gravity(74.5) if (i // 3) % 2 else gravity(0)  # a 5 Hz flip-flop
-        turned = det.update(t, *reading)
-        if turned:
-            changes.append(turned)
-    assert changes == []
-
-
-def test_hysteresis_keeps_the_current_orientation_at_a_border() -> None:
-    det = OrientationDetector()
-    # 50° nose up is outside "upright to enter" and inside "on the back to stay": it changes nothing
-    assert feed(det, gravity(50.0), 5.0) == [] and det.orientation == "upright"
-    assert [c[1] for c in feed(det, gravity(80.0), 2.0, t0=5.0)] == ["on_back"]
-    assert feed(det, gravity(50.0), 5.0, t0=7.0) == [] and det.orientation == "on_back"
-    # sideways: entered at 0.8 g, kept down to 0.65 g
-    det = OrientationDetector()
-    assert feed(det, gravity(0.0, side=0.75), 3.0) == []
-    assert [c[1] for c in feed(det, gravity(0.0, side=0.9), 2.0, t0=3.0)] == ["on_right_side"]
-    assert feed(det, gravity(0.0, side=0.7), 3.0, t0=5.0) == [] and det.orientation == "on_right_side"
-
-
-def test_a_short_excursion_is_not_confirmed() -> None:
-    det = OrientationDetector()
-    feed(det, gravity(0), 1.0)
-    assert feed(det, gravity(74.5), 0.5, t0=1.0) == []  # shorter than the 0.75 s hold on the back
-    assert feed(det, gravity(0), 2.0, t0=1.5) == [] and det.orientation == "upright"
-
-
-def test_readings_far_from_one_g_are_no_evidence() -> None:
-    det = OrientationDetector()
-    feed(det, gravity(0), 1.0)
-    assert feed(det, (0.0, 0.0, 0.0), 2.0, t0=1.0) == []  # free fall
-    assert feed(det, (25000.0, 0.0, 25000.0), 2.0, t0=3.0) == []  # a violent shake
-    assert det.orientation == "upright"
-    with pytest.raises(ValueError, match="unknown orientation 'sideways'"):
-        OrientationDetector(initial="sideways")
 
 
 # ----------------------------------------------------------------------------- the simulator
@@ -148,6 +56,43 @@ def test_the_simulated_body_lies_as_told(orientation: str, axis: int, sign: int)
     assert body.orientation == "upright" and body.accel() == (0.0, 0.0, G) and not body.off_treads
 
 
+def test_the_simulated_imu_is_in_the_head() -> None:
+    """As on a real Cozmo: gravity moves between x and z with the head, the head's motion shows on
+    gyro y (nose-up negative), the body's turn on gyro z and, with the head tilted, on x."""
+    body = Body()
+    body.head.position = math.radians(-25.0)
+    ax, ay, az = body.accel()
+    assert (ax, ay, az) == pytest.approx((-G * math.sin(math.radians(25.0)), 0.0, G * math.cos(math.radians(25.0))))
+    assert ax == pytest.approx(-4146, abs=1)  # a real robot: about (-3650, 0, 9000) with its own |g|
+    assert body.pitch_rad == 0.0  # the firmware's pitch is the body's
+    body.head.command_target(math.radians(44.5), speed=2.0)
+    body.step(0.1)
+    assert body.gyro() == pytest.approx((0.0, -2.0, 0.0))  # raising the head turns it nose-up
+    body.step(1.0)
+    assert body.accel() == pytest.approx((G * math.sin(math.radians(44.5)), 0.0, G * math.cos(math.radians(44.5))))
+    body.drive(-45.0, 45.0)
+    body.step(0.2)
+    gx, gy, gz = body.gyro()
+    assert math.hypot(gx, gz) == pytest.approx(2.0) and gy == 0.0  # 90 mm/s over the 45 mm track
+    assert (gx, gz) == pytest.approx((2.0 * math.sin(math.radians(44.5)), 2.0 * math.cos(math.radians(44.5))))
+    body.set_orientation("on_back")
+    body.step(0.03)
+    assert body.gyro()[1] != 0.0  # the hands that laid it down turn it for a moment
+    assert math.degrees(body.pitch_rad) == pytest.approx(74.5)
+    body.step(0.6)
+    assert body.gyro() == (0.0, 0.0, 0.0) and math.degrees(body.pitch_rad) == pytest.approx(74.5)
+
+
+def test_the_simulated_shake_swings_the_robot_and_puts_it_down() -> None:
+    body = Body()
+    body.shake(2.0)
+    assert body.picked_up and body.shaking
+    body.step(0.05)
+    assert math.hypot(*body.accel()) > 20000 and max(map(abs, body.gyro())) > 1.0
+    body.step(2.0)
+    assert not body.picked_up and not body.shaking and math.hypot(*body.accel()) == pytest.approx(G)
+
+
 def test_timeline_steps_set_the_orientation() -> None:
     steps = parse_script("- {at: 1, orientation: on_back, for: 2}\n"
                          "- {at: 4, event: orientation, orientation: on_side}\n")
@@ -158,6 +103,11 @@ def test_timeline_steps_set_the_orientation() -> None:
         parse_script("- {at: 1, orientation: upside_down}\n")
     with pytest.raises(ScriptError, match="'orientation' must be one of"):
         parse_script("- {at: 1, event: orientation, orientation: 3}\n")
+    with pytest.raises(ScriptError, match="'orientation' must be one of upright, on_back, on_face, on_left_side, "
+                                          "on_right_side, on_side, got 'in_air'"):
+        parse_script("- {at: 1, orientation: in_air}\n")  # held is pick_up; falling is fall
+    assert [(s.event, s.args) for s in parse_script("- {at: 2, event: shake}\n- {at: 5, event: shake, for: 6}\n")] \
+        == [("shake", {"for": 2.0}), ("shake", {"for": 6.0})]
 
 
 # ----------------------------------------------------------------------------- robot, safety, reactions
@@ -177,9 +127,9 @@ def test_robot_reports_orientation_changes_and_safety_stops_the_motors() -> None
             await eventually(lambda: sim.body.wheels_moving)
             stops = sim.counts["StopAllMotors"]
             sim.body.set_orientation("on_back")
-            turned = await robot.wait_for("orientation", timeout=2.0)
+            turned = await robot.wait_for("orientation", timeout=3.0, predicate=lambda e: e.value != "in_air")
             assert isinstance(turned, ev.OrientationChanged)
-            assert (turned.orientation, turned.previous, turned.on_back) == ("on_back", "upright", True)
+            assert (turned.orientation, turned.previous, turned.on_back) == ("on_back", "in_air", True)
             assert robot.orientation == "on_back" and safety.hazard == "on_back"
             assert "on_back" in safety.active
             assert sim.counts["StopAllMotors"] > stops
@@ -187,11 +137,94 @@ def test_robot_reports_orientation_changes_and_safety_stops_the_motors() -> None
             back = await robot.wait_for("orientation", timeout=2.0)
             assert isinstance(back, ev.OrientationChanged) and back.upright
             assert "on_back" not in safety.active
-            kinds = [e.kind for e in seen]
-            assert kinds.count("orientation") == 2  # no flapping on the way
+            await asyncio.sleep(0.1)
+            # held (the flag comes with the tipped reading), on its back, on its treads: no flapping
+            assert [e.orientation for e in seen if isinstance(e, ev.OrientationChanged)] == \
+                ["in_air", "on_back", "upright"]
+            assert [e.previous for e in seen if isinstance(e, ev.ReturnedToTreads)] == ["on_back"]
             assert ("picked_up", True) in [(e.kind, getattr(e, "value", None)) for e in seen]
+            assert not [e for e in seen if isinstance(e, (ev.PlacedOnSlope, ev.Shaken, ev.UnexpectedMovement))]
         finally:
             safety.close()
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body())
+
+
+@pytest.mark.e2e
+def test_level_with_the_head_anywhere_the_robot_stays_on_its_treads() -> None:
+    """The simulator's IMU is in its head, as a real robot's: wherever the head points, a level
+    robot is on its treads, nothing reacts and safety stops nothing; lifted and put down with its
+    head up, it is only in the air and back, never placed on a slope."""
+
+    async def body() -> None:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address)
+        await robot.connect()
+        safety = Safety(robot)
+        attitude: list[ev.RobotEvent] = []
+        pitches: list[float] = []
+
+        def watch(event: ev.RobotEvent) -> None:
+            if isinstance(event, (ev.OrientationChanged, ev.ReturnedToTreads, ev.Shaken, ev.PlacedOnSlope,
+                                  ev.UnexpectedMovement)):
+                attitude.append(event)
+            pitches.append(robot.attitude.pitch_deg)
+
+        robot.add_listener(watch)
+        try:
+            robot.drive_wheels(-30, 60)
+            for degrees in (-25.0, 44.5, -25.0, 10.0, 44.5):
+                await robot.set_head_angle(math.radians(degrees), max_speed=3.0)
+                await asyncio.sleep(0.3)
+                assert sim.body.head.position == pytest.approx(math.radians(degrees), abs=0.02)
+                assert abs(robot.attitude.pitch_deg) < 1.0, degrees
+            assert robot.state is not None and abs(robot.state.proprioception.imu.accel_x_mmps2) > 6000  # head up
+            robot.stop_all_motors()
+            assert attitude == [] and safety.stops == 0 and robot.orientation == "upright"
+            assert pitches and max(map(abs, pitches)) < 1.0
+            sim.pick_up()
+            await eventually(lambda: robot.orientation == "in_air")
+            await asyncio.sleep(1.0)
+            sim.put_down()
+            await eventually(lambda: robot.orientation == "upright")
+            await asyncio.sleep(2.0)  # longer than a put-down can count as a placing on a slope
+            assert [type(e).__name__ for e in attitude] == ["OrientationChanged", "OrientationChanged",
+                                                            "ReturnedToTreads"]
+            assert safety.stops == 1 and safety.hazard is None  # the pick-up's, nothing else
+        finally:
+            safety.close()
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body())
+
+
+@pytest.mark.e2e
+def test_after_a_lost_link_the_attitude_starts_afresh() -> None:
+    """A reconnect resets the state mirror, the attitude with it: a robot still on its back when
+    it answers again is found on its back anew (the reactions fire again), never 'back on its
+    treads' from a reading that stopped before the loss."""
+
+    async def body() -> None:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address, lost_after=0.6, reconnect_initial_s=0.2, reconnect_max_s=0.4)
+        await robot.connect()
+        seen: list[tuple[ev.RobotEvent, str]] = []
+        robot.add_listener(lambda e: seen.append((e, robot.orientation)))
+        try:
+            sim.body.set_orientation("on_back")
+            await eventually(lambda: robot.orientation == "on_back", timeout=3.0)
+            sim.go_silent(1.5)
+            await robot.wait_for("reconnected", timeout=5.0)
+            again = await robot.wait_for("orientation", timeout=3.0)
+            assert isinstance(again, ev.OrientationChanged) and (again.orientation, again.previous) == \
+                ("on_back", "upright")
+            reconnected = next(i for i, (e, _) in enumerate(seen) if isinstance(e, ev.Reconnected))
+            assert seen[reconnected][1] == "upright"  # fresh when the robot is back
+            assert not [e for e, _ in seen if isinstance(e, ev.ReturnedToTreads)]
+        finally:
             await robot.disconnect()
             await sim.stop()
 
@@ -209,6 +242,17 @@ def test_reaction_triggers_match_the_orientation_events() -> None:
     assert reaction("RobotOnBack").matches(ev.OrientationChanged(1.0, orientation="on_back"))
     assert reaction("RobotOnFace").matches(ev.OrientationChanged(1.0, orientation="on_face"))
     assert not reaction("RobotOnFace").matches(ev.OrientationChanged(1.0, orientation="upright"))
+    # picked up is the attitude's "in the air", as in Cozmo's engine; not the raw flag
+    assert reaction("RobotPickedUp").matches(ev.OrientationChanged(1.0, orientation="in_air"))
+    assert not reaction("RobotPickedUp").matches(ev.StatusChanged(1.0, RobotStatus.IS_PICKED_UP, True))
+    assert not reaction("RobotPickedUp").matches(ev.OrientationChanged(1.0, orientation="on_back"))
+    assert reaction("ReturnedToTreads").matches(ev.ReturnedToTreads(1.0, previous="on_side"))
+    assert not reaction("ReturnedToTreads").matches(ev.StatusChanged(1.0, RobotStatus.IS_PICKED_UP, False))
+    assert reaction("RobotShaken").matches(ev.Shaken(1.0, duration_s=6.0, strength="hard"))
+    assert reaction("RobotPlacedOnSlope").matches(ev.PlacedOnSlope(1.0, pitch_deg=20.0))
+    assert reaction("UnexpectedMovement").matches(ev.UnexpectedMovement(1.0, side="back"))
+    hard = Reaction("Dizzy", root=None, event_kind="shaken", event_value="hard")  # type: ignore[arg-type]
+    assert hard.matches(ev.Shaken(1.0, strength="hard")) and not hard.matches(ev.Shaken(1.0, strength="soft"))
 
 
 class _LyingRobot:
@@ -274,22 +318,51 @@ def test_on_side_behaviour_plays_the_side_reaction_then_waits_to_be_stood_up() -
 @pytest.mark.e2e
 def test_run_reacts_when_the_timeline_puts_the_robot_on_its_back(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text("- {at: 1.5, orientation: on_back, for: 2.5}\n")
-    args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", "6", "--sim-script", "s.yaml",
+    # on its back from 3 s (held at 1.5 s, laid down; a second's debounce), on its treads at 4 s;
+    # the try at flipping over that is under way then ends before the put-down reaction starts
+    args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", "8", "--sim-script", "s.yaml",
             "--personality", str(REPO / "trees" / "default.yaml"), "--resources", str(REPO / "resources")]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     log = proc.stderr
     assert proc.returncode == 0, log
     assert "sim: scripted orientation at 1.5 s" in log
-    assert "robot: now on back (was upright)" in log
+    # the simulator lifts it and lays it down in one go: held first, on its back a second later
+    assert log.index("robot: now in air (was upright)") < log.index("robot: now on back (was in air)")
     assert "safety: on back - all motors stopped" in log
     assert "reaction RobotOnBack (priority 95)" in log
     assert "doing reaction > ReactToRobotOnBack" in log  # the reaction's behaviour runs
     assert "reaction RobotOnBack finished" in log
-    assert "robot: now upright (was on back)" in log
+    assert "robot: now upright (was on back)" in log and "robot: back on its treads (was on back)" in log
     # the put-down edge came while it still reacted: that reaction waited for its turn
     assert log.index("reaction RobotOnBack (priority") < log.index("reaction RobotOnBack finished") \
         < log.index("reaction ReturnedToTreads (priority")
     assert re.search(r"\b0 missed", log), log
+
+
+SHAKE_PERSONALITY = """\
+name: shake probe
+root: {type: wait, params: {seconds: 60}}
+reactions:
+  RobotShaken: {type: face, params: {expression: surprised}, priority: 60}
+"""
+
+
+@pytest.mark.e2e
+def test_run_reacts_when_the_timeline_shakes_the_robot(tmp_path: Path) -> None:
+    (tmp_path / "p.yaml").write_text(SHAKE_PERSONALITY)
+    (tmp_path / "s.yaml").write_text("- {at: 1.5, event: shake, for: 3}\n")
+    args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", "7", "--sim-script", "s.yaml",
+            "--personality", "p.yaml", "--resources", str(REPO / "resources")]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    log = proc.stderr
+    assert proc.returncode == 0, log
+    assert "sim: scripted shake at 1.5 s" in log
+    assert "safety: picked up - all motors stopped" in log
+    shaken = re.search(r"robot: shaken medium for (\d+\.\d) s", log)  # 3 s of shaking, as the engine measured it
+    assert shaken is not None and 3.0 <= float(shaken.group(1)) < 4.0, log
+    assert log.index("robot: now in air (was upright)") < log.index("robot: back on its treads (was in air)") \
+        < shaken.start() < log.index("reaction RobotShaken (priority 60)") < log.index("reaction RobotShaken finished")
+    assert not re.search(r"robot: (now on (back|face|left|right)|placed on a slope|pushed from)", log), log
 
 
 def test_safety_hazard_names_the_orientation() -> None:
@@ -307,7 +380,9 @@ def test_safety_hazard_names_the_orientation() -> None:
 
     robot = _Robot()
     safety = Safety(robot)  # type: ignore[arg-type]
-    for orientation, hazard in (("on_left_side", "on_side"), ("on_face", "on_face"), ("upright", None)):
+    # held in the air is the pick-up flag's hazard, falling the falling flag's: not stopped twice
+    for orientation, hazard in (("on_left_side", "on_side"), ("in_air", None), ("on_face", "on_face"),
+                                ("falling", None), ("upright", None)):
         for fn in robot.listeners:
             fn(ev.OrientationChanged(1.0, orientation=orientation))
         assert safety.hazard == hazard

@@ -222,6 +222,6 @@ def test_run_with_a_connect_timeout_exits_1_and_says_why(tmp_path: Path) -> None
         _, line = daemon.wait_for("cannot connect", 1)
         assert f"cannot connect to the robot at 127.0.0.1:{port}: no answer from 127.0.0.1:{port} within 2.0 s" in line
         loaded, _ = daemon.wait_for("resources:", 1)
-        assert daemon.lines[-1][0] - loaded < 2.0 + 2.0
+        assert daemon.lines[-1][0] - loaded < 2.0 + 6.0  # gives up after its 2 s (room for a loaded machine)
     finally:
         daemon.stop(signal.SIGKILL)

@@ -21,7 +21,8 @@ from driver.sim.script import parse_script
 
 from .conftest import REPO
 
-pytestmark = pytest.mark.soak
+# A simulated working day: minutes of wall time, more on a loaded machine than the suite-wide limit allows.
+pytestmark = [pytest.mark.soak, pytest.mark.timeout(1200)]
 
 HOURS = 8.0
 #: One interaction every 40 minutes, cycling through these (time offsets inside the cycle).

@@ -27,6 +27,9 @@ class Camera:
 
     def __init__(self, sim: SimulatedCozmo) -> None:
         self.sim = sim
+        # These frames stand in for the simulated room's: its own camera draws nothing meanwhile
+        # (a sampler that answers None is how the stream is told no frame is due).
+        sim.camera.sample = lambda: None
         self.image_id = 0x2000
         self.frame: np.ndarray = scene()
         self.sent = 0

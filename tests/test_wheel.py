@@ -31,7 +31,9 @@ pytestmark = pytest.mark.e2e
 #: Not part of a build: version control, environments, caches, earlier build output.
 COPY_IGNORE = shutil.ignore_patterns(".git", ".ci", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__",
                                      ".pytest_cache", ".ruff_cache", ".hypothesis", "out")
-CLIPS = 47
+#: The project's clips (one source each) and the .bin files they are built into.
+CLIPS = len(list((REPO / "resources" / "src" / "animations").glob("*.cozanim")))
+CLIP_FILES = len(list((REPO / "resources" / "cozmo_resources" / "assets" / "animations").glob("*.bin")))
 
 
 def _run(argv: list[str], *, cwd: Path, env: dict[str, str] | None = None, timeout: float = 600) \
@@ -89,6 +91,9 @@ def test_the_wheel_holds_the_code_and_the_defaults_and_nothing_else(installed):
     data = "brain/_data/resources/cozmo_resources/"
     built = sorted(p.name for p in (REPO / "resources/cozmo_resources/assets/animations").glob("*.bin"))
     assert sorted(Path(n).name for n in names if n.startswith(data + "assets/animations/")) == built
+    voice = sorted(p.name for p in (REPO / "resources/cozmo_resources/sound/voice").glob("*.wav"))
+    assert voice and sorted(Path(n).name for n in names if n.startswith(data + "sound/voice/")) == voice
+    assert not [n for n in names if n.endswith("voice.yaml")]  # the voice's source stays out, like the clips'
     assert data + "config/engine/mood_config.json" in names
     assert data + "assets/animationGroupMaps/AnimationTriggerMap.json" in names
 
@@ -112,7 +117,7 @@ def test_check_finds_the_packaged_resources(installed, empty):
     out = cozmo_brain(installed, empty, "check").stdout
     root = installed["package"] / "_data" / "resources" / "cozmo_resources"
     assert f"Resource check: 1 root (searched in this order)\n  1. {root}\n" in out
-    assert re.search(rf"animation clips +{CLIPS} +22\n", out)
+    assert re.search(rf"animation clips +{CLIPS} +{CLIP_FILES}\n", out)
     assert re.search(r"behaviours +32 +32\n", out) and re.search(r"mood config +1 +1\n", out)
     assert "Summary: 0 errors, 0 warnings" in out
 

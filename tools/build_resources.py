@@ -24,8 +24,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a plain script from a checkout
-    sys.path.insert(0, str(REPO))
+HERE = Path(__file__).resolve().parent
+for _path in (REPO, HERE):
+    if str(_path) not in sys.path:  # run as a plain script, or loaded by file from the tests
+        sys.path.insert(0, str(_path))
+
+import built_outputs  # noqa: E402
 
 from driver.animation.binfmt import write_bin  # noqa: E402
 from driver.animation.clip import AnimationError, Clip  # noqa: E402
@@ -81,32 +85,13 @@ def build(src: Path = DEFAULT_SRC) -> dict[str, bytes]:
 
 
 def check(built: dict[str, bytes], out: Path) -> list[str]:
-    """What differs between *built* and the files in *out* (an empty list: up to date)."""
-    problems = []
-    for name, data in built.items():
-        target = out / name
-        if not target.is_file():
-            problems.append(f"{target}: missing")
-        elif target.read_bytes() != data:
-            problems.append(f"{target}: out of date")
-    problems += [f"{p}: no source produces it" for p in sorted(out.glob("*.bin")) if p.name not in built]
-    return problems
+    """What differs between ``built`` and the files in ``out`` (an empty list: up to date)."""
+    return built_outputs.check(built, out, "*.bin", "no source produces it")
 
 
 def write(built: dict[str, bytes], out: Path) -> list[Path]:
-    """Write *built* into *out*, remove stale ``.bin`` files; return the files that changed."""
-    out.mkdir(parents=True, exist_ok=True)
-    changed = []
-    for name, data in built.items():
-        target = out / name
-        if not target.is_file() or target.read_bytes() != data:
-            target.write_bytes(data)
-            changed.append(target)
-    for stale in sorted(out.glob("*.bin")):
-        if stale.name not in built:
-            stale.unlink()
-            changed.append(stale)
-    return changed
+    """Write ``built`` into ``out`` and remove stale ``.bin`` files; the files that changed."""
+    return built_outputs.write(built, out, "*.bin")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

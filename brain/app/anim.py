@@ -3,7 +3,8 @@
 ``list`` and ``show`` look clips up in the roots given with ``--resources`` (exactly those), else in
 the roots ``run`` would use (the configured ones, then the packaged set); a clip's editable source
 and its built file are one clip. ``list`` with no clip to show says so and exits 1.
-``convert`` works on files alone; ``render`` accepts a clip name or a clip file.
+``convert`` works on files alone; ``render`` accepts a clip name or a clip file, and writes the
+clip's sound beside its pictures when it has one.
 """
 
 from __future__ import annotations
@@ -42,6 +43,16 @@ def _load_clip(args: argparse.Namespace, name: str) -> Any:
     return _clip_index(args)[0].get(name)
 
 
+def _render_sound(args: argparse.Namespace, clip: Any, wav: Path) -> None:
+    """The clip's sound track as a WAV file, its sounds from the same roots as the clips."""
+    from driver.animation.audio import SoundLibrary
+    from driver.animation.preview import render_sound
+
+    roots = load_config(args.config).resource_roots(args.resources, fallback=not args.resources)
+    if render_sound(clip, SoundLibrary(roots), wav) is not None:
+        log.info("wrote %s (its sound)", wav)
+
+
 def anim_command(args: argparse.Namespace) -> int:
     """Dispatch the ``anim`` actions; returns the exit code."""
     out = sys.stdout
@@ -73,6 +84,8 @@ def anim_command(args: argparse.Namespace) -> int:
             png = gif.with_suffix(".png")
             render_preview(clip, gif, png)
             log.info("wrote %s and %s", gif, png)
+            if clip.robot_audio:
+                _render_sound(args, clip, gif.with_suffix(".wav"))
             return 0
     except (AnimationError, KeyError, OSError, ConfigError) as exc:
         log.error("%s", exc if not isinstance(exc, KeyError) else exc.args[0])

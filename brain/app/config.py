@@ -39,6 +39,7 @@ __all__ = [
     "config_dirs",
     "find_config",
     "load_config",
+    "parse_dashboard_address",
     "parse_robot_address",
     "personality_dirs",
     "resolve_personality",
@@ -57,6 +58,8 @@ SYSTEM_CONFIG_DIR = Path("/etc") / APP_DIR
 PERSONALITY_DIR = "trees"
 PERSONALITY_SUFFIXES = (".yaml", ".yml")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+#: A dashboard token shorter than this is refused: it guards a robot that moves.
+DASHBOARD_TOKEN_MIN = 16
 
 
 class ConfigError(ValueError):
@@ -90,6 +93,12 @@ class Config:
     #: ``run --record``: size of one recording file (MB) before it rotates, and older files kept
     record_max_mb: float = 20.0
     record_files: int = 5
+    #: ``run``'s dashboard: served at this ``HOST:PORT`` (None: off unless ``--dashboard`` asks)
+    dashboard_address: str | None = None
+    #: the token every dashboard request must carry; required on any address but the loopback's own
+    dashboard_token: str | None = field(default=None, repr=False)
+    #: let the dashboard act (world events, behaviours, emotions, reload) on a real robot too
+    dashboard_allow_control: bool = False
     #: the file these settings came from (None: built-in defaults only)
     source: Path | None = None
     #: where the personality setting was written ("file:line: personality"), for error messages
@@ -311,6 +320,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         cfg.record_max_mb = fields.number(record, "max_mb", float, 0.01, 100_000)
     if "files" in record:
         cfg.record_files = fields.number(record, "files", int, 0, 1000)
+    _read_dashboard(cfg, data.get("dashboard"), top)
     logging_cfg = top.mapping(data, "logging", "level")
     fields = top.child("logging")
     fields.only(logging_cfg, ("level",))
@@ -342,6 +352,62 @@ def _read_robot(cfg: Config, robot: dict[str, Any], fields: _Fields) -> None:
                           f"reconnect_initial_s ({cfg.reconnect_initial_s:g})")
     if robot.get("connect_timeout_s") is not None:
         cfg.connect_timeout_s = fields.number(robot, "connect_timeout_s", float, 0.1, 86400)
+
+
+def _read_dashboard(cfg: Config, value: Any, top: _Fields) -> None:
+    """``dashboard: HOST:PORT`` (the address alone) or a mapping of address, token and allow_control."""
+    if value is None:
+        return
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)  # a port alone: on the loopback
+    if isinstance(value, str):
+        parse_dashboard_address(value, top.where("dashboard"))
+        cfg.dashboard_address = value
+        return
+    if not isinstance(value, dict):
+        raise ConfigError(f"{top.where('dashboard')}: expected HOST:PORT or a mapping (address, token, allow_control)")
+    fields = top.child("dashboard")
+    fields.only(value, ("address", "token", "allow_control"))
+    address = value.get("address")
+    if isinstance(address, int) and not isinstance(address, bool):
+        address = str(address)
+    if address is not None:
+        if not isinstance(address, str):
+            raise ConfigError(f"{fields.where('address')}: expected HOST:PORT, got {address!r}")
+        parse_dashboard_address(address, fields.where("address"))
+        cfg.dashboard_address = address
+    token = value.get("token")
+    if token is not None:
+        if not isinstance(token, str) or len(token) < DASHBOARD_TOKEN_MIN or any(c.isspace() for c in token):
+            shown = "a string" if isinstance(token, str) else repr(token)
+            raise ConfigError(f"{fields.where('token')}: expected a secret of at least {DASHBOARD_TOKEN_MIN} "
+                              f"characters without spaces, got {shown} (make one with: python3 -c "
+                              f"'import secrets; print(secrets.token_urlsafe(24))')")
+        cfg.dashboard_token = token
+    if "allow_control" in value:
+        allow = value["allow_control"]
+        if not isinstance(allow, bool):
+            raise ConfigError(f"{fields.where('allow_control')}: expected true or false, got {allow!r}")
+        cfg.dashboard_allow_control = allow
+
+
+def parse_dashboard_address(text: str, origin: str = "--dashboard") -> tuple[str, int]:
+    """``HOST:PORT`` (``[v6 address]:PORT`` for IPv6) → (host, port); port 0 takes any free port.
+
+    A port alone (``8080`` or ``:8080``) is on 127.0.0.1, the default. Raises ConfigError naming
+    ``origin`` and what was expected.
+    """
+    if text.isdigit() or (text.startswith(":") and text[1:].isdigit()):
+        text = "127.0.0.1:" + text.lstrip(":")
+    host, sep, port = text.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        sep = ""  # an IPv6 address without brackets: its last part is not a port
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"{origin}: expected HOST:PORT such as 127.0.0.1:8080, or a port alone "
+                          f"([::1]:8080 for IPv6), got {text!r}")
+    return host, int(port)
 
 
 def parse_robot_address(text: str, default_port: int = 5551) -> tuple[str, int]:

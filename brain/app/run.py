@@ -20,6 +20,9 @@ While running:
 - under systemd (``$NOTIFY_SOCKET``) it reports READY, STATUS, RELOADING, STOPPING and watchdog
   keep-alives (:mod:`brain.app.notify`).
 
+``--dashboard HOST:PORT`` (or ``dashboard.address``) serves the live dashboard from this event
+loop (:mod:`brain.dashboard`); it listens before the robot is reached, so the page can say it waits.
+
 ``--record FILE`` writes every datagram of the robot's connection to FILE (see
 :mod:`driver.capture.recorder`; ``record.max_mb`` and ``record.files`` bound it).
 
@@ -37,7 +40,7 @@ import functools
 import logging
 import os
 import signal
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -45,7 +48,7 @@ from typing import Any, TypeVar
 
 from ..engine import Brain
 from ..heartbeat import Snapshot
-from .config import Config, ConfigError, load_config, parse_robot_address
+from .config import Config, ConfigError, load_config, parse_dashboard_address, parse_robot_address
 from .notify import Notifier
 from .startup import BrainStack, RobotOptions, StartupError
 from .supervise import Supervisor, install_exception_handler
@@ -67,6 +70,8 @@ YAML_NAMES = {
     "connect_timeout_s": "robot.connect_timeout_s", "frame_clock_priority": "frame_clock.priority",
     "frame_clock_cpu": "frame_clock.cpu", "log_level": "logging.level",
     "record_max_mb": "record.max_mb", "record_files": "record.files",
+    "dashboard_address": "dashboard.address", "dashboard_token": "dashboard.token",
+    "dashboard_allow_control": "dashboard.allow_control",
 }
 
 
@@ -86,6 +91,8 @@ class RunOptions:
     record: Path | None = None
     #: -v or -q was given: the config's logging.level does not apply
     log_level_fixed: bool = False
+    #: serve the dashboard here (``--dashboard``; else the config's ``dashboard.address``)
+    dashboard: tuple[str, int] | None = None
 
     def apply(self, cfg: Config) -> Config:
         """``cfg`` with the command line's settings put over it."""
@@ -114,6 +121,10 @@ class Daemon:
         self._reread_config = False
         self._stopping = False
         self._reported_suspended = False
+        #: told the outcome of every personality reload: None, or the errors (``file:line: key: message``)
+        self.reload_listeners: list[Callable[[str | None], None]] = []
+        self._reload_waiters: list[asyncio.Future[str | None]] = []
+        self.dashboard: Any = None
 
     # ------------------------------------------------------------------ the run
 
@@ -140,6 +151,8 @@ class Daemon:
                 simulator = await SimulatedCozmo("127.0.0.1", 0, script=self.options.sim_script,
                                                  play_audio=self.options.audio).start()
                 address = simulator.address
+            if not await self._open_dashboard(simulator):
+                return 1
             open_link = None
             if self.options.record is not None:
                 recorder = self._recorder(self.options.record, address)
@@ -154,6 +167,8 @@ class Daemon:
                 log.info("stopped before the robot answered")
                 return self.exit_code
             self.brain = brain
+            if self.dashboard is not None:
+                self.dashboard.attach(brain)
             self._serve(brain)
             await self.stop.wait()
             self.notifier.stopping("stopping")
@@ -166,6 +181,8 @@ class Daemon:
             return 1
         finally:
             self.notifier.stopping()
+            if self.dashboard is not None:
+                await self.dashboard.close()
             await self.supervisor.close()
             await stack.close()
             if simulator is not None:
@@ -189,6 +206,33 @@ class Daemon:
         log.info("recording the robot's traffic to %s (%g MB a file, %d older files kept)", path,
                  cfg.record_max_mb, cfg.record_files)
         return recorder
+
+    async def _open_dashboard(self, simulator: Any) -> bool:
+        """Serve the dashboard if asked (``--dashboard``, ``dashboard.address``); False (said why) if it cannot."""
+        cfg = self.cfg
+        address = self.options.dashboard
+        if address is None and cfg.dashboard_address is not None:
+            address = parse_dashboard_address(cfg.dashboard_address, "dashboard.address")
+        if address is None:
+            return True
+        from ..dashboard import DashboardError, open_dashboard
+
+        try:
+            self.dashboard = await open_dashboard(
+                *address, token=cfg.dashboard_token, allowed=self.options.sim or cfg.dashboard_allow_control,
+                simulator=simulator, reload=self.reload_now, clock=asyncio.get_running_loop().time)
+        except DashboardError as exc:
+            log.error("%s", exc)
+            return False
+        self.reload_listeners.append(self.dashboard.reloaded)
+        return True
+
+    async def reload_now(self) -> str | None:
+        """Reload the personality (as SIGHUP does, without re-reading the config); None or the errors."""
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._reload_waiters.append(future)
+        self._reload.set()
+        return await future
 
     def _serve(self, brain: Brain) -> None:
         """Start the heartbeat, the file watcher and the reloader, and tell systemd the daemon is up."""
@@ -280,17 +324,25 @@ class Daemon:
         while True:
             await self._reload.wait()
             self._reload.clear()
+            waiters, self._reload_waiters = self._reload_waiters, []
             self.notifier.reloading()
             if self._reread_config:
                 self._reread_config = False
                 self._apply_config(brain)
+            error: str | None = None
             try:
                 brain.load()
                 status = f"running {brain.personality.name}"
             except PersonalityError as exc:
                 log.error("reload failed, keeping the running personality:\n%s", exc)
                 status = f"reload failed, running {brain.personality.name}"
+                error = str(exc)
             self.notifier.ready(status)
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(error)
+            for listener in list(self.reload_listeners):
+                listener(error)
 
     def _apply_config(self, brain: Brain) -> None:
         """Re-read the config file; apply what can change live, name what needs a restart."""
@@ -364,6 +416,13 @@ def run_command(args: argparse.Namespace) -> int:
     if args.duration is not None and args.duration <= 0:
         log.error("--duration must be positive")
         return 2
+    dashboard = None
+    if getattr(args, "dashboard", None):
+        try:
+            dashboard = parse_dashboard_address(args.dashboard)
+        except ConfigError as exc:
+            log.error("%s", exc)
+            return 2
     fixed = bool(args.verbose or args.quiet)
     if not fixed:
         logging.getLogger().setLevel(cfg.log_level)
@@ -376,7 +435,7 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(
         config=args.config, sim=args.sim, robot=robot, personality=personality if args.personality else None,
         resources=roots if args.resources else None, duration=args.duration, sim_script=script,
-        audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed,
+        audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed, dashboard=dashboard,
         record=Path(args.record) if getattr(args, "record", None) else None)
 
     async def main() -> int:

@@ -98,6 +98,10 @@ class BrainStack:
         if self.resources is None:
             self.prepare()
         self.robot = Robot(*address, lost_after=self.robot_options.lost_after_s, **self.robot_options.extra)
+        self.controller = AnimationController(self.robot, resources=self.roots, seed=self.seed,
+                                              **self.controller_options)
+        # before the robot is contacted: the personality starts as soon as the robot answers
+        preload_voice(self.controller)
         try:
             if open_link is None:
                 await self.robot.connect()
@@ -105,8 +109,6 @@ class BrainStack:
                 await self.robot.connect(open_link=open_link)
         except RobotError as exc:
             raise StartupError(str(exc)) from exc
-        self.controller = AnimationController(self.robot, resources=self.roots, seed=self.seed,
-                                              **self.controller_options)
         self.controller.start()
         self.brain = Brain(self.robot, self.resources, self.personality, heartbeat_hz=self.heartbeat_hz,
                            controller=self.controller, seed=self.seed, day_clock=self.day_clock)
@@ -134,6 +136,25 @@ class BrainStack:
                 except RobotError as exc:
                     log.debug("could not stop the robot: %s", exc)
             await self.robot.disconnect()
+
+
+def preload_voice(controller: AnimationController) -> None:
+    """Convert the resources' sounds now, at every pitch the mood can give the voice, so no clip
+    waits for a conversion on the event loop while the robot runs (before the frame clock starts)."""
+    import time
+
+    from driver.animation.audio import SoundLibrary
+
+    from ..voice import VOICE_PITCH, voice_pitch
+
+    library = controller.audio_resolver
+    if not isinstance(library, SoundLibrary):
+        return
+    started = time.perf_counter()
+    pitches = {0.0, *(voice_pitch(mood) for mood in VOICE_PITCH)}
+    count = library.preload(pitches)
+    if count:
+        log.debug("%d sounds ready at %d pitches in %.2f s", count, len(pitches), time.perf_counter() - started)
 
 
 def neutral_face_image() -> bytes:

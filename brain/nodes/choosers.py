@@ -32,6 +32,7 @@ from brain.choosers_math import (
     choose_scored,
     choose_with_cooldown,
     mood_score,
+    seconds_until_ready,
 )
 from brain.context import BrainContext
 from brain.graph import Graph
@@ -121,7 +122,13 @@ class WeightedRandom(_OneOf):
             raise ValueError(f"{name}: {n} children, {len(self.weights)} weights, {len(self.cooldowns)} cooldowns")
 
     def choose(self) -> int | None:
-        return choose_with_cooldown(self.weights, self.cooldowns, self.last_run, self.ctx.now(), self.ctx.rng)
+        now = self.ctx.now()
+        index = choose_with_cooldown(self.weights, self.cooldowns, self.last_run, now, self.ctx.rng)
+        if self.ctx.explain is not None:
+            waits = [seconds_until_ready(c, t, now) for c, t in zip(self.cooldowns, self.last_run, strict=True)]
+            self.ctx.explain(self, {"kind": "weighted", "picked": index, "weights": list(self.weights),
+                                    "waits": waits})
+        return index
 
 
 @dataclass(frozen=True)
@@ -189,16 +196,30 @@ class Scoring(_OneOf):
 
     def choose(self) -> int | None:
         values = self._values()
-        return choose_scored(self._candidates(None, values), values, self.ctx.rng, noise=self.noise,
-                             running_bonus=self.running_bonus)
+        candidates = self._candidates(None, values)
+        index = choose_scored(candidates, values, self.ctx.rng, noise=self.noise, running_bonus=self.running_bonus)
+        if self.ctx.explain is not None:
+            self._explain(candidates, values, index, None)
+        return index
 
     def rechoose(self, running: int) -> int:
         if not self.reevaluate:
             return running
         values = self._values()
-        best = choose_scored(self._candidates(running, values), values, self.ctx.rng, noise=self.noise,
-                             running_bonus=self.running_bonus)
+        candidates = self._candidates(running, values)
+        best = choose_scored(candidates, values, self.ctx.rng, noise=self.noise, running_bonus=self.running_bonus)
+        if self.ctx.explain is not None and best is not None and best != running:
+            self._explain(candidates, values, best, running)
         return running if best is None else best
+
+    def _explain(self, candidates: Sequence[ScoredCandidate], values: Mapping[str, float], picked: int | None,
+                 running: int | None) -> None:
+        """Tell the context's listener each child's score (before noise) and the emotions read."""
+        assert self.ctx.explain is not None
+        used = {emotion for spec in self.scores for emotion, _graph in spec.emotions}
+        self.ctx.explain(self, {"kind": "scoring", "picked": picked, "running": running, "noise": self.noise,
+                                "scores": [candidate_score(c, values) for c in candidates],
+                                "values": {e: values[e] for e in sorted(used) if e in values}})
 
 
 class StartMoodGate(Decorator):

@@ -12,7 +12,8 @@ from typing import Any
 from py_trees.common import Status
 
 from brain.context import BrainContext, event_value_matches
-from driver.samples import ORIENTATIONS, RobotStatus
+from driver.events import ORIENTATIONS
+from driver.samples import RobotStatus
 
 from .actions import ContextBehaviour
 
@@ -152,10 +153,11 @@ ORIENTATION_NAMES: tuple[str, ...] = (*ORIENTATIONS, "on_side")
 
 
 class OrientationIs(_Condition):
-    """SUCCESS while the robot lies in one of ``orientations`` (``upright``, ``on_back``,
-    ``on_face``, ``on_left_side``, ``on_right_side``, or ``on_side`` for either side).
+    """SUCCESS while the robot lies in one of ``orientations`` (``upright``, ``in_air``,
+    ``on_back``, ``on_face``, ``on_left_side``, ``on_right_side``, ``falling``, or ``on_side`` for
+    either side).
 
-    Read live from the robot's orientation detector, so a behaviour can keep at something (try
+    Read live from the robot's attitude (:mod:`driver.attitude`), so a behaviour can keep at something (try
     to flip over, wait on its side) exactly as long as the robot stays that way.
     """
 

@@ -450,8 +450,8 @@ _LIST: list[NodeType] = [
     _leaf("on_charger", lambda name, ctx: OnCharger(name, ctx), "SUCCESS while on the charger."),
     _leaf("picked_up", lambda name, ctx: PickedUp(name, ctx), "SUCCESS while held in the air."),
     _leaf("orientation_is", lambda name, ctx, orientations: OrientationIs(name, ctx, orientations),
-          "SUCCESS while the robot lies in one of `orientations` (upright, on_back, on_face, on_side, "
-          "on_left_side, on_right_side).", orientations=Param("str_list", required=True)),
+          "SUCCESS while the robot lies in one of `orientations` (upright, in_air, on_back, on_face, "
+          "on_side, on_left_side, on_right_side, falling).", orientations=Param("str_list", required=True)),
     _leaf("battery_low", lambda name, ctx, volts=3.6: BatteryLow(name, ctx, volts),
           "SUCCESS while the battery is below `volts`.", volts=Param("number", default=3.6, minimum=0.0)),
     _leaf("quiet_hours", lambda name, ctx: QuietHours(name, ctx),

@@ -20,8 +20,11 @@ Everything here is pure computation. Playing sound on this computer (a one-off p
 simulator's speaker stream, through an :class:`AudioSink`) is :mod:`driver.animation.host_audio`.
 
 :class:`SoundLibrary` is the controller's default answer to a clip's RobotAudio keyframes: it
-finds WAV files named after the keyframe's audio event ids under a resource tree's ``sound``
-folder.
+finds WAV files named after the keyframe's audio event ids (or after sound names, whose ids
+follow from :func:`~driver.animation.sound_ids.audio_event_id`) under a resource tree's
+``sound`` folder. It can play a sound higher or lower (:meth:`SoundLibrary.resolve`): the WAV is
+resampled as if it had been recorded at a different rate, so pitch and tempo change together,
+like a tape played faster; that is how a mood colours the voice.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import wave
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from .clip import RobotAudio
@@ -44,20 +47,25 @@ if TYPE_CHECKING:
 import numpy as np
 
 from .roots import ResourceRoots, cozmo_resources_dirs
+from .sound_ids import audio_event_id, is_sound_name
 
 __all__ = [
     "FRAMES_PER_SECOND",
     "MULAW_BIAS",
     "MULAW_CLIP",
+    "PITCH_MAX_SEMITONES",
+    "PITCH_STEP_SEMITONES",
     "SAMPLES_PER_FRAME",
     "SAMPLE_RATE",
     "AudioFormatError",
     "AudioSink",
+    "PitchedAudioResolver",
     "SoundLibrary",
     "frames_to_pcm",
     "mulaw_decode",
     "mulaw_encode",
     "pcm_to_frames",
+    "pitch_step",
     "read_wav",
     "resample",
     "scale_frames",
@@ -76,6 +84,11 @@ MULAW_CLIP = 0x7FFF
 #: Inputs below this are clipped: the encoding of anything lower would not fit in a byte.
 _MIN_ENCODABLE = -(0x7BFF - MULAW_BIAS)  # -31611
 
+#: The furthest a sound can be shifted (semitones either way), and the steps a shift is rounded to
+#: (so a library keeps a few converted versions of a sound, not one per mood value).
+PITCH_MAX_SEMITONES = 4.0
+PITCH_STEP_SEMITONES = 0.25
+
 _WAVE_FORMAT_PCM = 0x0001
 _WAVE_FORMAT_IEEE_FLOAT = 0x0003
 _WAVE_FORMAT_EXTENSIBLE = 0xFFFE
@@ -92,13 +105,8 @@ class AudioFormatError(ValueError):
 # µ-law
 
 
-def mulaw_encode(samples: np.ndarray) -> np.ndarray:
-    """Encode int16-range samples to Cozmo µ-law bytes (uint8 array, values 1..255).
-
-    Values outside -31611..32767 (including anything beyond the int16 range) are clipped first, so
-    the result always fits in a byte.
-    """
-    x = np.clip(np.asarray(samples, dtype=np.int64), _MIN_ENCODABLE, 32767)
+def _mulaw_codes(x: np.ndarray) -> np.ndarray:
+    """µ-law codes (1..255) of integer samples already within -31611..32767."""
     sign = np.where(x < 0, 0x80, 0)
     mag = np.minimum(np.abs(x) + MULAW_BIAS, MULAW_CLIP)
     # Position of the highest set bit: 7 .. 14 (mag >= 132 always has bit 7 or higher set).
@@ -108,6 +116,26 @@ def mulaw_encode(samples: np.ndarray) -> np.ndarray:
     mantissa = (mag >> (top - 4)) & 0x0F
     code = sign | ((top - 7) << 4) | mantissa
     return (code + 1).astype(np.uint8)
+
+
+# The code of every int16 value, computed once: encoding is then one lookup per sample, with no
+# int64 scratch the size of the sound (which, for a whole sound, could stay in the heap).
+_ENCODE_TABLE = _mulaw_codes(np.clip(np.arange(-32768, 32768, dtype=np.int64), _MIN_ENCODABLE, 32767))
+_ENCODE_TABLE.setflags(write=False)
+
+
+def mulaw_encode(samples: np.ndarray) -> np.ndarray:
+    """Encode int16-range samples to Cozmo µ-law bytes (uint8 array, values 1..255).
+
+    Values outside -31611..32767 (including anything beyond the int16 range) are clipped first, so
+    the result always fits in a byte.
+    """
+    x = np.asarray(samples)
+    if x.dtype != np.int32 and x.dtype != np.int64:
+        x = x.astype(np.int64)  # floats are cut towards zero
+    index = np.clip(x, -32768, 32767).astype(np.int32)
+    index += 32768
+    return _ENCODE_TABLE[index]
 
 
 def _build_decode_table() -> np.ndarray:
@@ -147,6 +175,9 @@ def silence_frame() -> bytes:
 
 _MAX_EXACT_PHASES = 4096
 _QUANTISED_PHASES = 4096
+#: Phases of a filter table computed at once, and the scratch bytes of one block of resampling.
+_TABLE_BLOCK = 256
+_RESAMPLE_SCRATCH = 1 << 18
 
 
 @functools.lru_cache(maxsize=16)  # a memo of read-only tables: safe to share between robots
@@ -159,13 +190,18 @@ def _filter_bank(up: int, down: int, zero_crossings: int, rolloff: float, beta: 
     cutoff = 0.5 * rolloff * min(1.0, up / down)  # cycles per input sample
     half = int(math.ceil(zero_crossings / (2.0 * cutoff)))
     phases = up if up <= _MAX_EXACT_PHASES else _QUANTISED_PHASES
-    frac = np.arange(phases + (0 if phases == up else 1), dtype=np.float64) / phases
+    rows = phases + (0 if phases == up else 1)
     offsets = np.arange(-half + 1, half + 1, dtype=np.float64)
-    dist = offsets[None, :] - frac[:, None]
-    window = np.i0(beta * np.sqrt(np.clip(1.0 - (dist / half) ** 2, 0.0, None))) / np.i0(beta)
-    taps = 2.0 * cutoff * np.sinc(2.0 * cutoff * dist) * window
-    taps /= taps.sum(axis=1, keepdims=True)  # unity gain at DC for every phase
-    table = taps.astype(np.float32)
+    table = np.empty((rows, offsets.size), dtype=np.float32)
+    # Built a block of phases at a time: the float64 scratch stays small (a whole table's worth
+    # of it, several times over, would stay in the process's heap after the table is built).
+    for first in range(0, rows, _TABLE_BLOCK):
+        frac = np.arange(first, min(first + _TABLE_BLOCK, rows), dtype=np.float64) / phases
+        dist = offsets[None, :] - frac[:, None]
+        window = np.i0(beta * np.sqrt(np.clip(1.0 - (dist / half) ** 2, 0.0, None))) / np.i0(beta)
+        taps = 2.0 * cutoff * np.sinc(2.0 * cutoff * dist) * window
+        taps /= taps.sum(axis=1, keepdims=True)  # unity gain at DC for every phase
+        table[first : first + frac.size] = taps
     table.setflags(write=False)
     return table, half
 
@@ -196,9 +232,12 @@ def resample(
     exact = up <= _MAX_EXACT_PHASES
     n_out = -(-x.size * up // down)
     padded = np.concatenate((np.zeros(half, dtype=np.float32), x, np.zeros(half + 1, dtype=np.float32)))
-    taps = np.arange(2 * half)
+    # windows[i] is padded[i : i + 2 * half], without a copy
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half)
     out = np.empty(n_out, dtype=np.float32)
-    chunk = max(256, (1 << 20) // (2 * half))
+    # Output samples a block at a time, so the scratch (two float32 copies of 2 * half taps per
+    # sample) stays near _RESAMPLE_SCRATCH bytes whatever the length of the sound.
+    chunk = max(64, _RESAMPLE_SCRATCH // (8 * 2 * half))
     for first in range(0, n_out, chunk):
         m = np.arange(first, min(first + chunk, n_out), dtype=np.int64)
         pos = m * down
@@ -208,8 +247,7 @@ def resample(
         else:
             phase = np.rint((pos % up) * (_QUANTISED_PHASES / up)).astype(np.int64)
         # padded[base + 1 + j] is input sample base - half + 1 + j
-        window = padded[(base + 1)[:, None] + taps[None, :]]
-        out[first : first + m.size] = np.einsum("ij,ij->i", window, table[phase])
+        out[first : first + m.size] = np.einsum("ij,ij->i", windows[base + 1], table[phase])
     return out
 
 
@@ -386,44 +424,86 @@ def scale_frames(frames: Sequence[bytes], gain: float) -> list[bytes]:
 # Sounds of a resource tree
 
 
+def pitch_step(semitones: float) -> float:
+    """A pitch shift as a library plays it: within ±:data:`PITCH_MAX_SEMITONES`, rounded to
+    :data:`PITCH_STEP_SEMITONES` (0.0 for anything that is not a finite number)."""
+    if not isinstance(semitones, (int, float)) or not math.isfinite(semitones):
+        return 0.0
+    clamped = max(-PITCH_MAX_SEMITONES, min(PITCH_MAX_SEMITONES, float(semitones)))
+    return round(clamped / PITCH_STEP_SEMITONES) * PITCH_STEP_SEMITONES + 0.0
+
+
+@runtime_checkable
+class PitchedAudioResolver(Protocol):
+    """An audio resolver that can also play a keyframe's sound higher or lower (the controller
+    uses this for a playback's ``pitch_semitones``)."""
+
+    def __call__(self, keyframe: RobotAudio) -> Sequence[bytes] | None:
+        """The keyframe's sound as µ-law frames, as authored (None: no sound)."""
+
+    def resolve(self, keyframe: RobotAudio, pitch_semitones: float = 0.0) -> Sequence[bytes] | None:
+        """The keyframe's sound shifted by ``pitch_semitones`` (None: no sound)."""
+
+
 class SoundLibrary:
     """RobotAudio keyframes -> µ-law frames, from WAV files under a resource tree's ``sound`` folder.
 
     The app's own sounds are Wwise banks, which this project cannot play; a WAV file named after
     an audio event id (``sound/**/<id>.wav``, e.g. ``sound/custom/1234567890.wav``) stands in for
-    that event. ``roots`` is one resource root or several (searched in order, the first file for
-    an id wins). A keyframe listing several ids picks one by its ``probability`` weights (seeded
-    by ``seed``), and its ``volume`` scales the sound. Converted sounds are cached
-    (``cache_size`` of them); :meth:`preload` converts everything up front.
+    that event, and so does one named after a sound name (``sound/voice/vo_yawn.wav`` answers the
+    id :func:`~driver.animation.sound_ids.audio_event_id` gives ``vo_yawn``). ``roots`` is one
+    resource root or several (searched in order, the first file for an id wins). A keyframe
+    listing several ids picks one by its ``probability`` weights (seeded by ``seed``), and its
+    ``volume`` scales the sound. :meth:`resolve` shifts the pitch (and with it the tempo) by
+    resampling. Converted sounds are cached (``cache_size`` of them, keyed by id and pitch step,
+    and as many scaled to a keyframe's volume); :meth:`preload` converts everything up front.
 
     Missing pieces are not errors: without a ``sound`` folder every keyframe is silent and one
     warning says so; an id without a file is silent and warned about once.
     """
 
     def __init__(self, roots: ResourceRoots, *,
-                 seed: int | None = None, cache_size: int = 64) -> None:
+                 seed: int | None = None, cache_size: int = 256) -> None:
         self.folders = [root / "sound" for root in cozmo_resources_dirs(roots)]
         self.cache_size = cache_size
         self._rng = np.random.default_rng(seed)
         self._files: dict[str, Path] | None = None
         self._present: list[Path] = []  # the sound folders that exist (found with the files)
-        self._cache: OrderedDict[tuple[int, float], list[bytes]] = OrderedDict()
+        self._cache: OrderedDict[tuple[int, float, float], list[bytes]] = OrderedDict()
+        self._full: OrderedDict[tuple[int, float], list[bytes]] = OrderedDict()
         self._warned: set[object] = set()
 
     @property
     def files(self) -> dict[str, Path]:
-        """Audio event id (as text, lower case) -> WAV file, found on first use."""
+        """Audio event id (as decimal text) -> WAV file, found on first use.
+
+        A file whose name is a number is that id's; any other name that is a sound name gives
+        the name's id.
+        """
         if self._files is None:
             self._files = {}
             self._present = [folder for folder in self.folders if folder.is_dir()]
             for folder in self._present:
                 for path in sorted(folder.rglob("*")):
-                    if path.suffix.lower() == ".wav" and path.is_file():
-                        self._files.setdefault(path.stem.lower(), path)
+                    if path.suffix.lower() != ".wav" or not path.is_file():
+                        continue
+                    stem = path.stem
+                    if stem.isdigit():
+                        self._files.setdefault(str(int(stem)), path)
+                    elif is_sound_name(stem):
+                        self._files.setdefault(str(audio_event_id(stem)), path)
         return self._files
 
     def __call__(self, keyframe: RobotAudio) -> list[bytes] | None:
         """The frames for ``keyframe``, or None (silence) when no WAV stands for its event."""
+        return self.resolve(keyframe)
+
+    def resolve(self, keyframe: RobotAudio, pitch_semitones: float = 0.0) -> list[bytes] | None:
+        """The frames for ``keyframe`` played ``pitch_semitones`` higher (lower when negative).
+
+        The shift is bounded and rounded by :func:`pitch_step`; a sound raised by *s* semitones
+        is also 2**(s/12) times as fast (a semitone up: about 6 % shorter).
+        """
         ids = keyframe.audio_event_id
         if not ids:
             return None
@@ -439,14 +519,22 @@ class SoundLibrary:
                             "(further missing sounds are logged at debug level)", event_id, event_id,
                             ", ".join(str(f) for f in self._present))
             return None
-        return self._frames(event_id, path, float(keyframe.volume))
+        return self._frames(event_id, path, float(keyframe.volume), pitch_step(pitch_semitones))
 
-    def preload(self) -> int:
-        """Convert every WAV of the folder now (e.g. before the robot starts); returns how many."""
-        for name, path in self.files.items():
-            if name.isdigit():
-                self._frames(int(name), path, 1.0)
-        return len(self.files)
+    def preload(self, pitches: Iterable[float] = (0.0,)) -> int:
+        """Convert every WAV of the folders now, at each of ``pitches`` (e.g. before the robot
+        starts, so no conversion happens while clips play); returns how many files there are.
+
+        One pitch at a time, so each resampling filter is built once and let go before the next
+        (a filter is only needed while converting, and takes a megabyte or so).
+        """
+        steps = sorted({pitch_step(p) for p in pitches})
+        files = list(self.files.items())
+        for step in steps:
+            for name, path in files:
+                self._converted(int(name), path, step)
+            _filter_bank.cache_clear()
+        return len(files)
 
     def _pick(self, keyframe: RobotAudio) -> int:
         ids, weights = keyframe.audio_event_id, keyframe.probability
@@ -455,22 +543,42 @@ class SoundLibrary:
         w = np.asarray(weights, dtype=np.float64)
         return int(self._rng.choice(len(ids), p=w / w.sum()))
 
-    def _frames(self, event_id: int, path: Path, volume: float) -> list[bytes] | None:
-        key = (event_id, volume)
+    def _frames(self, event_id: int, path: Path, volume: float, pitch: float) -> list[bytes] | None:
+        key = (event_id, volume, pitch)
         frames = self._cache.get(key)
         if frames is not None:
             self._cache.move_to_end(key)
             return frames
+        full = self._converted(event_id, path, pitch)
+        if full is None:
+            return None
+        frames = scale_frames(full, max(0.0, min(1.0, volume)))
+        self._remember(self._cache, key, frames)
+        return frames
+
+    def _converted(self, event_id: int, path: Path, pitch: float) -> list[bytes] | None:
+        """The sound at full volume and shifted by ``pitch``: what a keyframe's volume then scales
+        (cached apart, so another volume costs no resampling)."""
+        key = (event_id, pitch)
+        frames = self._full.get(key)
+        if frames is not None:
+            self._full.move_to_end(key)
+            return frames
         try:
-            frames = wav_to_frames(path)
-            frames = scale_frames(frames, max(0.0, min(1.0, volume)))
+            samples, rate = read_wav(path)
+            # played as if recorded at a higher (lower) rate: higher (lower) and faster (slower)
+            shifted = rate if pitch == 0.0 else max(1, int(round(rate * 2.0 ** (pitch / 12.0))))
+            frames = _frames_from_int16_scale(samples.mean(axis=1), shifted)
         except AudioFormatError as exc:
             self._warn_once(path, "cannot use %s: %s", path, exc)
             return None
-        self._cache[key] = frames
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        self._remember(self._full, key, frames)
         return frames
+
+    def _remember(self, cache: OrderedDict[Any, list[bytes]], key: Any, frames: list[bytes]) -> None:
+        cache[key] = frames
+        while len(cache) > self.cache_size:
+            cache.popitem(last=False)
 
     def _warn_once(self, key: object, message: str, *args: Any) -> None:
         """A warning the first time for ``key``, debug messages after that."""

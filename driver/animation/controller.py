@@ -36,7 +36,9 @@ Frame order
 Sounds, sprites, events
     RobotAudio keyframes become sound through ``audio_resolver`` and FaceAnimation keyframes
     (sprite sequences) become face images through ``sprite_resolver``; ``resources=`` sets up
-    both from a resource tree. They are looked up when a clip is queued, not in the frame.
+    both from a resource tree. They are looked up when a clip is queued, not in the frame; a
+    playback's ``pitch_semitones`` reaches a resolver that can shift sounds
+    (:class:`~driver.animation.audio.PitchedAudioResolver`).
     Event keyframes reach ``on_event`` callbacks (the controller's and the playback's) when
     their frame goes out, and :meth:`Playback.wait_for_event` / :meth:`Playback.fired`.
 
@@ -82,6 +84,7 @@ from ..clocked import AnimationTarget
 from ..protocol import messages as m
 from ..robot import RobotError
 from . import face as facemod
+from .audio import PitchedAudioResolver
 from .clip import AnimationError, Clip, FaceAnimation, RobotAudio
 from .face import FaceParams, FaceRenderer
 from .idle import IdleFace
@@ -329,18 +332,23 @@ class AnimationController:
         if not isinstance(clip, Clip):
             raise AnimationError(f"play expects a Clip, got {type(clip).__name__}")
         # Sounds and sprites are looked up (and converted) here, not in the 30 fps frame.
-        pb = Playback(clip, params or PlaybackParams(), normalise_tracks(tracks), owner, cancel=self._cancel,
-                      audio=audio, sounds={kf: self._resolve_audio(clip, kf) for kf in clip.robot_audio},
+        pb_params = params or PlaybackParams()
+        pb = Playback(clip, pb_params, normalise_tracks(tracks), owner, cancel=self._cancel,
+                      audio=audio, sounds={kf: self._resolve_audio(clip, kf, pb_params.pitch_semitones)
+                                           for kf in clip.robot_audio},
                       sprites={kf.anim_name: self._resolve_sprites(clip, kf) for kf in clip.face_animation})
         if on_event is not None:
             pb.on_event.append(on_event)
         return pb
 
-    def _resolve_audio(self, clip: Clip, kf: RobotAudio) -> Sequence[bytes] | None:
-        if self.audio_resolver is None:
+    def _resolve_audio(self, clip: Clip, kf: RobotAudio, pitch_semitones: float = 0.0) -> Sequence[bytes] | None:
+        resolver = self.audio_resolver
+        if resolver is None:
             return None
         try:
-            return self.audio_resolver(kf)
+            if pitch_semitones and isinstance(resolver, PitchedAudioResolver):
+                return resolver.resolve(kf, pitch_semitones)
+            return resolver(kf)
         except Exception:  # a bad sound must not stop the clip
             log.exception("clip %r: sound for RobotAudio at %d ms failed", clip.name, kf.trigger_time_ms)
             return None

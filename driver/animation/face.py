@@ -25,8 +25,9 @@ left and then the right eye's nineteen.
 Rendering draws each eye as a polygon (a rounded rectangle whose four corners are elliptical arcs),
 cuts the lids out of it as polygons (straight, tilted, optionally bent edges), and ORs the eyes
 into a 128 x 64 canvas. The eye and face transforms (scale, rotation, translation) are applied to
-the polygon vertices, not to images, so the result is exact at any size and costs a few
-``cv2.fillPoly`` calls per frame. :func:`to_display` then keeps every other row for the 128 x 32
+the polygon vertices, not to images, so the result is exact at any size and costs four polygon
+fills per frame (:mod:`driver.animation.raster`, which lights the same pixels as OpenCV's
+``fillPoly`` without loading OpenCV). :func:`to_display` then keeps every other row for the 128 x 32
 display stream.
 """
 
@@ -40,11 +41,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
 from . import display
 from .clip import EYE_PARAMETERS as CLIP_EYE_PARAMETERS
+from .raster import polygon_masks
 
 __all__ = [
     "DEFAULT_EYE",
@@ -349,7 +350,7 @@ def random_saccade(
 # ---------------------------------------------------------------------------------------------
 # Rendering
 
-_SHIFT = 4  # fixed-point fraction bits for cv2.fillPoly: 1/16 pixel vertex precision
+_SHIFT = 4  # fixed-point fraction bits of the polygon vertices: 1/16 pixel precision
 _ONE = float(1 << _SHIFT)
 _ARC_STEPS = 7  # segments per rounded corner
 _BEND_STEPS = 12  # segments per lid bend
@@ -383,7 +384,7 @@ def _unit_arc(start_deg: float, steps: int, span: float = 90.0) -> np.ndarray:
 _OUTLINE_POINTS = 4 * (_ARC_STEPS + 1)
 _LID_POINTS = 4 + _BEND_STEPS + 1
 _EYE_POINTS = _OUTLINE_POINTS + 2 * _LID_POINTS
-# cv2.fillPoly lights every pixel whose centre lies on or within about half a pixel of the
+# A polygon fill lights every pixel whose centre lies on or within about half a pixel of the
 # polygon, so a shape spanning N pixel-centre distances covers N + 1 pixels: the nominal 28 x 40
 # eye is a polygon 27 x 39 wide between the centres of its outermost pixels.
 _HW, _HH = 0.5 * (NOMINAL_EYE_WIDTH - 1.0), 0.5 * (NOMINAL_EYE_HEIGHT - 1.0)
@@ -492,8 +493,9 @@ def render(face: FaceParams, width: int = FACE_WIDTH, height: int = FACE_HEIGHT)
     The geometry is defined on the 128 x 64 screen and scaled to ``width`` x ``height``. Values
     beyond the engine's limits are clamped (radii, lid depth and bend to 0..1, lid angles to
     +-45 degrees; scales to 0..50 and offsets to +-1000 px as a safety net). Each eye
-    is drawn inside its own bounding box (a view of the canvas); when the two boxes overlap, the
-    eyes are drawn on separate layers and ORed, so one eye's lids never cut the other eye.
+    is drawn inside its own bounding box (outline filled, lids cut out, all polygons clipped to
+    that box) and the two eyes are ORed into the canvas, so one eye's lids never cut the other
+    eye where the boxes overlap.
     """
     if width <= 0 or height <= 0:
         raise ValueError(f"render size must be positive, got {width}x{height}")
@@ -511,23 +513,20 @@ def render(face: FaceParams, width: int = FACE_WIDTH, height: int = FACE_HEIGHT)
         x1, y1 = min(math.ceil(hi[0]) + 1, width), min(math.ceil(hi[1]) + 1, height)
         if x0 < x1 and y0 < y1:  # else off screen or scaled to nothing
             eyes.append((which, (x0, y0), (x1, y1)))
-    overlap = len(eyes) == 2 and not (
-        eyes[0][2][0] <= eyes[1][1][0]
-        or eyes[1][2][0] <= eyes[0][1][0]
-        or eyes[0][2][1] <= eyes[1][1][1]
-        or eyes[1][2][1] <= eyes[0][1][1]
-    )
     upper = slice(_OUTLINE_POINTS, _OUTLINE_POINTS + _LID_POINTS)
     lower = slice(_OUTLINE_POINTS + _LID_POINTS, _OUTLINE_POINTS + 2 * _LID_POINTS)
+    jobs = []
     for which, (x0, y0), (x1, y1) in eyes:
-        target = canvas[y0:y1, x0:x1]  # a view: cv2 draws straight into the canvas
-        layer = np.zeros_like(target) if overlap else target
         poly = fixed[which]
-        origin = (-x0 << _SHIFT, -y0 << _SHIFT)  # fillPoly's offset is in fixed-point units
-        cv2.fillPoly(layer, [poly[:_OUTLINE_POINTS]], 255, cv2.LINE_8, _SHIFT, origin)
-        cv2.fillPoly(layer, [poly[upper], poly[lower]], 0, cv2.LINE_8, _SHIFT, origin)
-        if overlap:
-            np.bitwise_or(target, layer, out=target)
+        origin = (-x0 << _SHIFT, -y0 << _SHIFT)  # the fill's offset is in fixed-point units
+        jobs.append(([poly[:_OUTLINE_POINTS]], origin, (y1 - y0, x1 - x0)))
+        jobs.append(([poly[upper], poly[lower]], origin, (y1 - y0, x1 - x0)))
+    masks = polygon_masks(jobs, _SHIFT)
+    for j, (_, (x0, y0), (x1, y1)) in enumerate(eyes):
+        h, w = y1 - y0, x1 - x0
+        # The eye inside its box: the outline filled, the lids cut out of it. Eyes are ORed, so
+        # where the boxes overlap one eye's lids never cut the other eye.
+        canvas[y0:y1, x0:x1][masks[2 * j, :h, :w] & ~masks[2 * j + 1, :h, :w]] = 255
     return canvas
 
 

@@ -101,6 +101,10 @@ class PlaybackParams:
       (unless ``no_looping``) and otherwise freezes on the last frame; a shorter slot truncates
       a ``truncatable`` clip and otherwise the clip plays to its end. ``duration_ms=None`` with
       ``Fit.LOOP`` loops until cancelled.
+    - ``pitch_semitones``: play the clip's sounds (its RobotAudio keyframes) this much higher, or
+      lower when negative; the audio resolver shifts them when it supports it (the sound library
+      does, by resampling, so a higher sound is also quicker: pitch and tempo move together).
+      The keyframes still start each sound on time.
     """
 
     speed: float = 1.0
@@ -115,6 +119,7 @@ class PlaybackParams:
     exit_easing: str = "linear"
     duration_ms: float | None = None
     fit: Fit | None = None
+    pitch_semitones: float = 0.0
 
     def __post_init__(self) -> None:
         _finite("speed", self.speed, 0.05, 20.0)
@@ -125,6 +130,7 @@ class PlaybackParams:
         _finite("body_multiplier", self.body_multiplier, -5.0, 5.0)
         _finite("entry_ms", self.entry_ms, 0.0, 60_000.0)
         _finite("exit_ms", self.exit_ms, 0.0, 60_000.0)
+        _finite("pitch_semitones", self.pitch_semitones, -12.0, 12.0)
         if self.duration_ms is not None:
             _finite("duration_ms", self.duration_ms, 0.0, 24 * 3600 * 1000.0)
         if self.fit is not None and not isinstance(self.fit, Fit):

@@ -1,23 +1,28 @@
-"""Look at a clip without a robot: an animated GIF of its face and a PNG plot of its motion tracks.
+"""Look at a clip without a robot: an animated GIF of its face and a PNG plot of its motion tracks,
+and listen to it: a WAV file of its sound track.
 
 Used by ``cozmo-brain anim render``. The frames come from the same :class:`Timeline` the
-controller plays, so the preview shows what the robot would be sent (30 fps, retimed by the
-playback parameters). Drawing uses Pillow only.
+controller plays, so the preview shows (and sounds like) what the robot would be sent (30 fps,
+retimed by the playback parameters; the sound as the speaker's µ-law frames decode). Drawing uses
+Pillow only.
 """
 
 from __future__ import annotations
 
 import os
+import wave
 from pathlib import Path
 
+import numpy as np
 from PIL import Image, ImageDraw
 
 from ..protocol import messages as m
+from .audio import SAMPLE_RATE, SAMPLES_PER_FRAME, mulaw_decode
 from .face import DEFAULT_FACE, FaceRenderer
 from .playback import PlaybackParams
-from .timeline import FRAME_MS, HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM, Timeline
+from .timeline import FRAME_MS, HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM, AudioResolver, Timeline
 
-__all__ = ["render_preview"]
+__all__ = ["render_preview", "render_sound"]
 
 _FACE_SCALE = 3
 _PLOT_W, _ROW_H, _MARGIN = 720, 110, 60
@@ -36,6 +41,24 @@ def render_preview(clip: object, gif_path: str | os.PathLike[str], png_path: str
     _write_gif(tl, gif)
     _write_plot(tl, png)
     return gif, png
+
+
+def render_sound(clip: object, audio_resolver: AudioResolver, wav_path: str | os.PathLike[str],
+                 params: PlaybackParams | None = None) -> Path | None:
+    """Write the clip's sound track (its RobotAudio keyframes' sounds, silence between them) to
+    ``wav_path`` as 16-bit mono at the speaker's rate; None (nothing written) when no sound plays."""
+    tl = Timeline(clip, params, audio_resolver=audio_resolver)  # type: ignore[arg-type]
+    if not tl.audio:
+        return None
+    silent = np.zeros(SAMPLES_PER_FRAME, dtype="<i2")
+    pcm = np.concatenate([mulaw_decode(tl.audio[i]) if i in tl.audio else silent for i in range(tl.frames)])
+    path = Path(wav_path)
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(SAMPLE_RATE)
+        w.writeframes(pcm.astype("<i2").tobytes())
+    return path
 
 
 def _write_gif(tl: Timeline, path: Path) -> None:

@@ -6,6 +6,10 @@ real robot's does (see :func:`driver.samples.lift_angle_rad`).
 Motions respect the robot's physical limits (head −25°…44.5°, lift 32…92 mm,
 wheels ±200 mm/s, track 45 mm) and move at the commanded speeds with a trapezoid-free but
 speed-limited approach, which is what behaviours can observe through RobotState.
+
+The IMU sits in the head, as on a real Cozmo: :meth:`Body.accel` and :meth:`Body.gyro` report in
+the head's frame, so gravity moves between x and z as the head tilts, a moving head shows on gyro
+y and the body's turning on gyro z (and x, with the head tilted).
 """
 
 from __future__ import annotations
@@ -13,18 +17,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..attitude import GRAVITY_MMPS2, Vector
+from ..events import ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, UPRIGHT
 from ..protocol.table import RobotStatusFlag
-from ..samples import (
-    GRAVITY_MMPS2,
-    LIFT_ARM_MM,
-    LIFT_PIVOT_MM,
-    ON_BACK,
-    ON_FACE,
-    ON_LEFT_SIDE,
-    ON_RIGHT_SIDE,
-    ORIENTATIONS,
-    UPRIGHT,
-)
+from ..samples import LIFT_ARM_MM, LIFT_PIVOT_MM
 
 HEAD_MIN_RAD = math.radians(-25.0)
 HEAD_MAX_RAD = math.radians(44.5)
@@ -37,6 +33,17 @@ LIFT_TOLERANCE_MM = 1.0
 #: Pitch of the body (degrees, nose up) when it lies on its back (propped up by the lift) or on its face.
 ON_BACK_PITCH_DEG = 74.5
 ON_FACE_PITCH_DEG = -95.0
+#: The ways the body can be laid down (:meth:`Body.set_orientation`).
+POSES: tuple[str, ...] = (UPRIGHT, ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE)
+#: A shake: the hand swings the robot round a horizontal circle of this acceleration (mm/s²) and
+#: rate (Hz), and rocks it by up to this rate (rad/s).
+SHAKE_ACCEL_MMPS2 = 20000.0
+SHAKE_HZ = 3.0
+SHAKE_GYRO_RADPS = 4.0
+#: After the body is picked up, put down or laid another way, the hands that did it turn it at
+#: this rate (rad/s) for this long (s): a real robot is never moved without its gyro seeing it.
+HANDLING_GYRO_RADPS = 1.0
+HANDLING_S = 0.5
 
 
 #: RobotState.status bits, from the message table (the one place they are written down).
@@ -137,7 +144,6 @@ class Body:
     y_mm: float = 0.0
     z_mm: float = 0.0
     angle_rad: float = 0.0
-    pitch_rad: float = 0.0
     left_cmd: float = 0.0
     right_cmd: float = 0.0
     left_speed: float = 0.0
@@ -154,6 +160,9 @@ class Body:
     stop_on_cliff: bool = False
     orientation: str = UPRIGHT
     orientation_until: float | None = None
+    shake_until: float | None = None
+    handled_until: float = 0.0
+    handled_pose: tuple[str, bool] = (UPRIGHT, False)
     gyro_z: float = 0.0
     turn_target: float | None = None
     turn_speed: float = 0.0
@@ -200,13 +209,24 @@ class Body:
         it picked up, the cliff sensors see nothing, the wheels stop. With ``duration`` it is
         stood upright again after that many seconds.
         """
-        if orientation not in ORIENTATIONS:
-            raise ValueError(f"unknown orientation {orientation!r}; expected one of {', '.join(ORIENTATIONS)}")
+        if orientation not in POSES:
+            raise ValueError(f"unknown orientation {orientation!r}; expected one of {', '.join(POSES)}")
         self.orientation = orientation
         self.orientation_until = self.time_s + duration if duration and orientation != UPRIGHT else None
         if orientation != UPRIGHT:
             self.stop_all()
             self.cliff = False
+
+    def shake(self, duration: float) -> None:
+        """Pick the robot up, shake it for ``duration`` seconds, then put it back down."""
+        self.picked_up = True
+        self.shake_until = self.time_s + duration
+        self.stop_all()
+
+    @property
+    def shaking(self) -> bool:
+        """True while the robot is being shaken."""
+        return self.shake_until is not None
 
     @property
     def off_treads(self) -> bool:
@@ -233,6 +253,12 @@ class Body:
         self.time_s += dt
         if self.orientation_until is not None and self.time_s >= self.orientation_until:
             self.set_orientation(UPRIGHT)
+        if self.shake_until is not None and self.time_s >= self.shake_until:
+            self.shake_until = None
+            self.picked_up = False
+        if (self.orientation, self.picked_up) != self.handled_pose:
+            self.handled_pose = (self.orientation, self.picked_up)
+            self.handled_until = self.time_s + HANDLING_S
         head_was_moving = self.head.target is not None and not self.head.in_position
         lift_was_moving = self.lift.target is not None and not self.lift.in_position
         self.head.step(dt)
@@ -342,9 +368,10 @@ class Body:
             s |= Status.CLIFF_DETECTED
         return int(s)
 
-    def accel(self) -> tuple[float, float, float]:
-        """Accelerometer reading in mm/s² (body frame: x forward, y left, z up): gravity as the
-        body lies, a slight tilt while held, nothing in free fall."""
+    def body_accel(self) -> Vector:
+        """What an accelerometer fixed to the body would read (mm/s²; x forward, y left, z up):
+        gravity as the body lies, a slight tilt while held, nothing in free fall, and the swing
+        of a shake."""
         g = GRAVITY_MMPS2
         if self.falling:
             return (0.0, 0.0, 0.0)
@@ -355,13 +382,48 @@ class Body:
             return (0.0, g, 0.0)
         if self.orientation == ON_LEFT_SIDE:
             return (0.0, -g, 0.0)
+        if self.shaking:
+            phase = 2 * math.pi * SHAKE_HZ * self.time_s
+            return (SHAKE_ACCEL_MMPS2 * math.sin(phase), SHAKE_ACCEL_MMPS2 * math.cos(phase), g)
         if self.picked_up:
             return (600.0, 300.0, 9500.0)
         return (0.0, 0.0, g)
 
+    def body_gyro(self) -> Vector:
+        """What a gyroscope fixed to the body would read (rad/s): the turn on the treads, the
+        rocking of a shake, the hands that just moved it."""
+        if self.shaking:
+            return (SHAKE_GYRO_RADPS * math.cos(2 * math.pi * SHAKE_HZ * self.time_s), 0.0, 0.0)
+        if self.time_s < self.handled_until:
+            return (0.0, -HANDLING_GYRO_RADPS, 0.0)
+        return (0.0, 0.0, self.gyro_z)
+
+    def accel(self) -> Vector:
+        """The accelerometer as RobotState carries it: in the head's frame (mm/s²)."""
+        return _body_to_head(self.body_accel(), self.head.position)
+
+    def gyro(self) -> Vector:
+        """The gyroscope as RobotState carries it: in the head's frame (rad/s). Raising the head
+        turns it nose-up, a negative turn about y (left)."""
+        x, y, z = _body_to_head(self.body_gyro(), self.head.position)
+        return (x, y - self.head.velocity, z)
+
+    @property
+    def pitch_rad(self) -> float:
+        """The body's pitch (nose up), as the firmware reports it from the IMU."""
+        x, _, z = self.body_accel()
+        return math.atan2(x, z) if (x or z) else 0.0
+
     def cliff_raw(self) -> tuple[int, int, int, int]:
         """Raw cliff sensor values: low readings mean no floor under that sensor."""
         return (20, 20, 20, 20) if self.cliff or self.off_treads else (200, 200, 200, 200)
+
+
+def _body_to_head(v: Vector, head_angle_rad: float) -> Vector:
+    """A body-frame vector in the frame of a head raised by ``head_angle_rad``."""
+    x, y, z = v
+    c, s = math.cos(head_angle_rad), math.sin(head_angle_rad)
+    return (x * c + z * s, y, -x * s + z * c)
 
 
 def _approach(current: float, target: float, max_delta: float) -> float:

@@ -28,32 +28,15 @@ import numpy as np
 
 from ..protocol import messages as m
 from ..protocol.table import ImageEncoding, ImageResolution
+from ..vision import jpeg_tables as tables
+from ..vision.jpeg_tables import LUMA_QUANT, zigzag_order
 
-#: JPEG Annex K.1 luminance quantisation table, natural (row-major) order; at 100 % it is IJG quality 50.
-QUANT_LUMA = np.array([
-    16, 11, 10, 16, 24, 40, 51, 61,
-    12, 12, 14, 19, 26, 58, 60, 55,
-    14, 13, 16, 24, 40, 57, 69, 56,
-    14, 17, 22, 29, 51, 87, 80, 62,
-    18, 22, 37, 56, 68, 109, 103, 77,
-    24, 35, 55, 64, 81, 104, 113, 92,
-    49, 64, 78, 87, 103, 121, 120, 101,
-    72, 92, 95, 98, 112, 100, 103, 99,
-], dtype=np.float32).reshape(8, 8)
-
-#: Annex K.3 luminance DC table: code counts by length 1..16, then the symbols (size categories).
-DC_LUMA_BITS = (0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0)
-DC_LUMA_VALS = bytes(range(12))
-#: Annex K.3 luminance AC table: code counts by length, then the (run << 4 | size) symbols.
-AC_LUMA_BITS = (0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7D)
-AC_LUMA_VALS = bytes.fromhex(
-    "01 02 03 00 04 11 05 12 21 31 41 06 13 51 61 07 22 71 14 32 81 91 a1 08 23 42 b1 c1 15 52 d1 f0"
-    "24 33 62 72 82 09 0a 16 17 18 19 1a 25 26 27 28 29 2a 34 35 36 37 38 39 3a 43 44 45 46 47 48 49"
-    "4a 53 54 55 56 57 58 59 5a 63 64 65 66 67 68 69 6a 73 74 75 76 77 78 79 7a 83 84 85 86 87 88 89"
-    "8a 92 93 94 95 96 97 98 99 9a a2 a3 a4 a5 a6 a7 a8 a9 aa b2 b3 b4 b5 b6 b7 b8 b9 ba c2 c3 c4 c5"
-    "c6 c7 c8 c9 ca d2 d3 d4 d5 d6 d7 d8 d9 da e1 e2 e3 e4 e5 e6 e7 e8 e9 ea f1 f2 f3 f4 f5 f6 f7 f8"
-    "f9 fa"
-)
+#: The standard's tables the robot codes every frame with (one copy, shared with the driver's rebuild).
+QUANT_LUMA = np.array(LUMA_QUANT, dtype=np.float32).reshape(8, 8)
+DC_LUMA_BITS = tables.DC_LUMA_BITS
+DC_LUMA_VALS = tables.DC_LUMA_VALUES
+AC_LUMA_BITS = tables.AC_LUMA_BITS
+AC_LUMA_VALS = tables.AC_LUMA_VALUES
 
 #: Largest data slice per ImageChunk; the robot's chunks seen on hardware carry 1080..1084 bytes.
 CHUNK_BYTES = 1080
@@ -73,13 +56,6 @@ RESOLUTIONS: dict[int, tuple[int, int]] = {
     ImageResolution.CVGA: (400, 296),
     ImageResolution.VGA: (640, 480),
 }
-
-
-def _zigzag() -> np.ndarray:
-    """Natural index (row*8 + col) of each zig-zag position: diagonals, alternating direction."""
-    cells = [(i, j) for i in range(8) for j in range(8)]
-    cells.sort(key=lambda c: (c[0] + c[1], c[0] if (c[0] + c[1]) % 2 else -c[0]))
-    return np.array([i * 8 + j for i, j in cells], dtype=np.intp)
 
 
 def _huffman_codes(bits: tuple[int, ...], vals: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -108,7 +84,7 @@ def _dct_matrix() -> np.ndarray:
     return d.astype(np.float32)
 
 
-ZIGZAG = _zigzag()
+ZIGZAG = np.array(zigzag_order(), dtype=np.intp)
 _DC_CODE, _DC_LEN = _huffman_codes(DC_LUMA_BITS, DC_LUMA_VALS)
 _AC_CODE, _AC_LEN = _huffman_codes(AC_LUMA_BITS, AC_LUMA_VALS)
 _DCT = _dct_matrix()

@@ -12,7 +12,8 @@ own fields::
     - {at: 12, event: cube_tap, object_id: 1, taps: 2}
     - {at: 13, orientation: on_back, for: 3}  # on its back for 3 s (also: on_face, on_left_side,
                                              # on_right_side, on_side, upright)
-    - {at: 14, event: on_charger}
+    - {at: 14, event: shake, for: 3}          # picked up, shaken for 3 s, put down
+    - {at: 18, event: on_charger}
     - {at: 20, event: battery, volts: 3.5}
     - {at: 25, event: silent, for: 4}        # stop answering for 4 s
     - {at: 40, event: reboot, for: 5}        # forgets the engine; answers nothing for 5 s while it boots
@@ -36,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from ..samples import ORIENTATIONS
+from .body import POSES
 from .room import MOTION_KINDS, PHOTOS
 
 #: event name -> {field: (type, default or REQUIRED)}
@@ -63,6 +64,7 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "face_leaves": {"face_leaves": (str, REQUIRED)},
     "motion": {"motion": (str, REQUIRED), "bearing_deg": (float, 0.0), "distance_m": (float, None),
                "height_m": (float, None), "for": (float, 2.0)},
+    "shake": {"for": (float, 2.0)},
 }
 #: Steps that may leave out ``event``: the field of that name says which it is ({at: 5, face: alice}).
 SHORT_FORMS = ("orientation", "face_leaves", "face", "motion")
@@ -78,7 +80,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
 }
 #: Allowed values of the string fields: (event, field) -> choices. ``on_side`` is the right side.
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("orientation", "orientation"): (*ORIENTATIONS, "on_side"),
+    ("orientation", "orientation"): (*POSES, "on_side"),
     ("motion", "motion"): MOTION_KINDS,
     ("face", "photo"): tuple(PHOTOS),
 }
@@ -130,6 +132,12 @@ def load_script(path: str | Path) -> list[Step]:
     except OSError as exc:
         raise ScriptError(f"{p}: cannot read: {exc.strerror}") from None
     return parse_script(text, str(p))
+
+
+def make_step(fields: dict[str, Any], where: str = "step", at: float = 0.0) -> Step:
+    """One step from its fields (``event`` and that event's own, as a timeline writes them), checked
+    like a timeline's steps; ScriptError names ``where`` and what was expected."""
+    return _step({"at": at, **fields}, where, 0)
 
 
 def _step(data: dict[str, Any], where: str, line: int) -> Step:

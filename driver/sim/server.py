@@ -542,6 +542,7 @@ class SimulatedCozmo(WorldEvents):
         """The RobotState message for the body as it is now."""
         b = self.body
         ax, ay, az = b.accel()
+        gx, gy, gz = b.gyro()
         return m.RobotState(
             timestamp=self._timestamp(),
             pose_frame_id=0,
@@ -558,9 +559,9 @@ class SimulatedCozmo(WorldEvents):
             accel_x=ax,
             accel_y=ay,
             accel_z=az,
-            gyro_x=0.0,
-            gyro_y=0.0,
-            gyro_z=b.gyro_z,
+            gyro_x=gx,
+            gyro_y=gy,
+            gyro_z=gz,
             battery_voltage=b.battery_v,
             status=b.status(),
             cliff_data_raw=b.cliff_raw(),

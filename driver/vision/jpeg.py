@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import struct
 
+from .jpeg_tables import AC_LUMA_BITS, AC_LUMA_VALUES, DC_LUMA_BITS, DC_LUMA_VALUES, LUMA_QUANT, zigzag_order
+
 __all__ = [
     "COLOR_HEADER_SIZE",
     "GRAY_HEADER_SIZE",
@@ -37,58 +39,21 @@ class JpegError(ValueError):
     """A payload or a JPEG file that cannot be turned into the other form."""
 
 
-#: ITU-T T.81 Annex K.1, table K.1: luminance quantisation, in natural (row-major) order.
-_LUMA_QUANT_NATURAL = (
-    16, 11, 10, 16, 24, 40, 51, 61,
-    12, 12, 14, 19, 26, 58, 60, 55,
-    14, 13, 16, 24, 40, 57, 69, 56,
-    14, 17, 22, 29, 51, 87, 80, 62,
-    18, 22, 37, 56, 68, 109, 103, 77,
-    24, 35, 55, 64, 81, 104, 113, 92,
-    49, 64, 78, 87, 103, 121, 120, 101,
-    72, 92, 95, 98, 112, 100, 103, 99,
-)
-
-
-def _zigzag_order() -> list[int]:
-    """Natural-order indices of the 64 coefficients in zig-zag order (how DQT stores a table)."""
-    order: list[int] = []
-    for s in range(15):  # anti-diagonals r + c = s, alternating direction
-        cells = [(r, s - r) for r in range(8) if 0 <= s - r < 8]
-        if s % 2 == 0:
-            cells.reverse()  # even diagonals run from bottom-left to top-right
-        order.extend(r * 8 + c for r, c in cells)
-    return order
-
-
-#: Annex K.3, table K.3: luminance DC code lengths (counts of codes of length 1..16) and values.
-_DC_BITS = (0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0)
-_DC_VALUES = tuple(range(12))
-#: Annex K.3, table K.5: luminance AC code lengths and values (run/size bytes, in code order).
-_AC_BITS = (0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7D)
-_AC_VALUES = bytes.fromhex(
-    "01020300041105122131410613516107227114328191a1082342b1c11552d1f0"
-    "2433627282090a161718191a25262728292a3435363738393a434445464748494a535455565758595a"
-    "636465666768696a737475767778797a838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aa"
-    "b2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9fa"
-)
-
-
 def _segment(marker: int, body: bytes) -> bytes:
     return struct.pack(">BBH", 0xFF, marker, len(body) + 2) + body
 
 
 def _build_header(color: bool) -> bytes:
     app0 = _segment(0xE0, b"JFIF\x00" + bytes((1, 1, 0)) + struct.pack(">HH", 1, 1) + b"\x00\x00")
-    dqt = _segment(0xDB, b"\x00" + bytes(_LUMA_QUANT_NATURAL[i] for i in _zigzag_order()))
+    dqt = _segment(0xDB, b"\x00" + bytes(LUMA_QUANT[i] for i in zigzag_order()))
     if color:  # Y sampled 2x1, Cb and Cr 1x1, all on quantisation table 0
         components = bytes((1, 0x21, 0, 2, 0x11, 0, 3, 0x11, 0))
     else:
         components = bytes((1, 0x11, 0))
     # height and width are placeholders: rebuild_jpeg patches them (offsets 0x5E..0x61)
     sof0 = _segment(0xC0, struct.pack(">BHHB", 8, 0, 0, len(components) // 3) + components)
-    dht = _segment(0xC4, b"\x00" + bytes(_DC_BITS) + bytes(_DC_VALUES)
-                   + b"\x10" + bytes(_AC_BITS) + _AC_VALUES)
+    dht = _segment(0xC4, b"\x00" + bytes(DC_LUMA_BITS) + DC_LUMA_VALUES
+                   + b"\x10" + bytes(AC_LUMA_BITS) + AC_LUMA_VALUES)
     count = len(components) // 3
     sos = _segment(0xDA, bytes((count,)) + b"".join(bytes((cid, 0x00)) for cid in range(1, count + 1))
                    + bytes((0, 63, 0)))

@@ -1,0 +1,245 @@
+"""Benchmark: what the idle daemon costs a small computer, beside PyCozmo's Client, in one run.
+
+Two clients, one after the other, each against its own simulated Cozmo (``python -m brain sim``
+in a process of its own, on a port of its own):
+
+- ``ours``:     the daemon, ``python -m brain run --robot 127.0.0.1:PORT`` with the default
+  personality (config.yaml's), as a user starts it;
+- ``pycozmo``:  PyCozmo 0.8.0's ``Client`` with animations and the procedural face enabled (its
+  defaults), started by this file in a process of its own (``pycozmo-client`` mode below), which
+  streams the 30 fps animation frames with an idle face the way the daemon does.
+
+Only the client's process is measured, and only once it is up: after it connected (the daemon's
+"running" log line; the PyCozmo client's "ready" line) and a warm-up, CPU time is read from
+``/proc/PID/stat`` (utime + stime, all threads) at the start and the end of a window of
+``--seconds`` (default 60), and the resident set from ``/proc/PID/status`` (``VmRSS`` at the end,
+``VmHWM``, the peak since the process started). CPU is given in % of one core.
+
+Run: ``python tests/bench/footprint.py [--seconds 60] [--warmup 5] [--only ours|pycozmo]
+[--json FILE] [-- EXTRA RUN ARGS]``. Anything after ``--`` is added to the daemon's command line
+(``-- --personality trees/sleepy.yaml``). The targets (our CPU ≤ 0.5× PyCozmo's, our RSS ≤ 60 MB)
+are checked and printed; the exit code is 0 either way unless a client failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+TARGET_CPU_RATIO = 0.5
+TARGET_RSS_MB = 60.0
+_LISTENING = re.compile(r"listening on [\d.]+:(\d+)")
+
+
+@dataclass
+class Figures:
+    """What one client cost over the window."""
+
+    name: str
+    seconds: float
+    cpu_percent: float
+    rss_end_mb: float
+    rss_peak_mb: float
+    threads: int
+
+
+class Proc:
+    """A child process whose output lines are collected by a thread (so its pipes never fill)."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
+        self.name = name
+        self.lines: list[str] = []
+        self._cond = threading.Condition()
+        self.p = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  env=env)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.p.stdout is not None
+        for line in self.p.stdout:
+            with self._cond:
+                self.lines.append(line.rstrip("\n"))
+                self._cond.notify_all()
+        with self._cond:
+            self._cond.notify_all()
+
+    def wait_for(self, pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
+        """The first output line matching ``pattern``; raise if the process ends or time runs out."""
+        deadline = time.monotonic() + timeout
+        seen = 0
+        with self._cond:
+            while True:
+                for line in self.lines[seen:]:
+                    found = pattern.search(line)
+                    if found:
+                        return found
+                seen = len(self.lines)
+                left = deadline - time.monotonic()
+                if self.p.poll() is not None or left <= 0:
+                    why = "timeout" if self.p.poll() is None else f"exited {self.p.returncode}"
+                    raise RuntimeError(f"{self.name}: no line matching {pattern.pattern!r} ({why}); output:\n"
+                                       + "\n".join(self.lines[-30:]))
+                self._cond.wait(min(left, 0.5))
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+            try:
+                self.p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        return self.p.returncode
+
+
+def cpu_ticks(pid: int) -> int:
+    """utime + stime of every thread of ``pid`` so far, in clock ticks."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()  # the command name may hold spaces
+    return int(fields[11]) + int(fields[12])  # fields 14 and 15 of proc(5)
+
+
+def status(pid: int) -> dict[str, str]:
+    """``/proc/PID/status`` as a dict."""
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        out[key] = value.strip()
+    return out
+
+
+def _kb(value: str) -> float:
+    return float(value.split()[0])
+
+
+def measure(proc: Proc, warmup: float, seconds: float) -> Figures:
+    """CPU and RSS of ``proc`` over ``seconds``, after ``warmup``; the process must live throughout."""
+    time.sleep(warmup)
+    pid = proc.p.pid
+    if proc.p.poll() is not None:
+        raise RuntimeError(f"{proc.name} exited during the warm-up:\n" + "\n".join(proc.lines[-30:]))
+    t0, c0 = time.monotonic(), cpu_ticks(pid)
+    end = t0 + seconds
+    while (left := end - time.monotonic()) > 0:
+        time.sleep(min(left, 1.0))
+        if proc.p.poll() is not None:
+            raise RuntimeError(f"{proc.name} exited during the measurement:\n" + "\n".join(proc.lines[-30:]))
+    t1, c1 = time.monotonic(), cpu_ticks(pid)
+    st = status(pid)
+    return Figures(proc.name, t1 - t0, 100.0 * (c1 - c0) / CLK_TCK / (t1 - t0), _kb(st["VmRSS"]) / 1024.0,
+                   _kb(st["VmHWM"]) / 1024.0, int(st["Threads"]))
+
+
+def start_sim(name: str) -> tuple[Proc, int]:
+    """A simulated Cozmo in its own process, on a free port; returns it and its port."""
+    sim = Proc(f"{name} sim", [sys.executable, "-m", "brain", "sim", "--port", "0"])
+    port = int(sim.wait_for(_LISTENING, 30).group(1))
+    return sim, port
+
+
+def run_ours(args: argparse.Namespace) -> Figures:
+    sim, port = start_sim("ours")
+    daemon = None
+    try:
+        daemon = Proc("ours", [sys.executable, "-m", "brain", "run", "--robot", f"127.0.0.1:{port}", *args.extra])
+        daemon.wait_for(re.compile(r"cozmo_brain: running "), 60)
+        return measure(daemon, args.warmup, args.seconds)
+    finally:
+        if daemon is not None:
+            daemon.stop()
+        sim.stop()
+
+
+def run_pycozmo(args: argparse.Namespace) -> Figures:
+    sim, port = start_sim("pycozmo")
+    client = None
+    try:
+        client = Proc("pycozmo", [sys.executable, str(Path(__file__).resolve()), "pycozmo-client", f"127.0.0.1:{port}"])
+        client.wait_for(re.compile(r"^ready$"), 60)
+        return measure(client, args.warmup, args.seconds)
+    finally:
+        if client is not None:
+            client.stop()
+        sim.stop()
+
+
+def pycozmo_client(address: str) -> int:
+    """The measured PyCozmo process: connect with animations and the procedural face on, then idle."""
+    import pycozmo
+
+    host, _, port = address.rpartition(":")
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    cli = pycozmo.Client(robot_addr=(host, int(port)), enable_animations=True, enable_procedural_face=True)
+    cli.start()
+    cli.connect()
+    try:
+        cli.wait_for_robot(timeout=10)
+        print("ready", flush=True)
+        stop.wait()
+    finally:
+        cli.disconnect()
+        cli.stop()
+    return 0
+
+
+def report(results: dict[str, Figures]) -> list[str]:
+    lines = [f"{'client':<10} {'CPU % of a core':>16} {'RSS end MB':>11} {'RSS peak MB':>12} {'threads':>8}"]
+    for f in results.values():
+        lines.append(f"{f.name:<10} {f.cpu_percent:>16.2f} {f.rss_end_mb:>11.1f} {f.rss_peak_mb:>12.1f} "
+                     f"{f.threads:>8}")
+    ours, theirs = results.get("ours"), results.get("pycozmo")
+    if ours is not None and theirs is not None:
+        cpu_ratio = ours.cpu_percent / theirs.cpu_percent if theirs.cpu_percent else float("inf")
+        lines.append(f"ratio ours/pycozmo: CPU {cpu_ratio:.2f}x, RSS end {ours.rss_end_mb / theirs.rss_end_mb:.2f}x, "
+                     f"RSS peak {ours.rss_peak_mb / theirs.rss_peak_mb:.2f}x")
+        met = "met" if cpu_ratio <= TARGET_CPU_RATIO else "NOT met"
+        lines.append(f"target CPU <= {TARGET_CPU_RATIO}x PyCozmo's: {met}")
+    if ours is not None:
+        rss = max(ours.rss_end_mb, ours.rss_peak_mb)
+        lines.append(f"target RSS <= {TARGET_RSS_MB:.0f} MB (peak): {'met' if rss <= TARGET_RSS_MB else 'NOT met'}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["pycozmo-client"]:
+        return pycozmo_client(argv[1])
+    extra: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=60.0, help="measurement window per client (default 60)")
+    ap.add_argument("--warmup", type=float, default=5.0, help="seconds after connecting before measuring (default 5)")
+    ap.add_argument("--only", choices=("ours", "pycozmo"), help="measure one client only")
+    ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    args = ap.parse_args(argv)
+    args.extra = extra
+    results: dict[str, Figures] = {}
+    for name, runner in (("ours", run_ours), ("pycozmo", run_pycozmo)):
+        if args.only in (None, name):
+            print(f"measuring {name} for {args.seconds:.0f} s (after {args.warmup:.0f} s of warm-up)...", flush=True)
+            results[name] = runner(args)
+    for line in report(results):
+        print(line)
+    if args.json:
+        Path(args.json).write_text(json.dumps({k: asdict(v) for k, v in results.items()}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
