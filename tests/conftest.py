@@ -63,6 +63,16 @@ def sample_resources() -> Path:
     return SAMPLE_RESOURCES
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave the soak tests out unless the ``-m`` expression names them (``pytest -m soak``)."""
+    if "soak" in (config.getoption("markexpr") or ""):
+        return
+    kept = [item for item in items if item.get_closest_marker("soak") is None]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("soak") is not None])
+        items[:] = kept
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _no_user_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Keep a developer's own ~/.config/cozmo-brain/config.yaml out of the tests (and their subprocesses)."""

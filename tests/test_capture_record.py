@@ -150,6 +150,7 @@ def test_recording_settings_are_read_and_checked(tmp_path: Path) -> None:
         assert message in str(info.value)
 
 
+@pytest.mark.e2e
 def test_run_says_when_it_cannot_write_the_recording(tmp_path: Path) -> None:
     done = _brain("run", "--sim", "--duration", "1", "--record", str(tmp_path / "no" / "such" / "dir" / "r.jsonl"),
                   cwd=tmp_path)

@@ -59,6 +59,7 @@ def test_verbose_before_or_after_the_subcommand_adds_a_line_per_beat(tmp_path):
     assert beats(split) >= 5 and "DEBUG   driver." in split  # one -v on each side adds up to -vv: every part
 
 
+@pytest.mark.e2e
 def test_quiet_before_or_after_the_subcommand_keeps_warnings_only(tmp_path):
     clips = tmp_path / "clips"
     clips.mkdir()

@@ -79,6 +79,7 @@ def test_a_bad_address_on_the_command_line_is_a_usage_error(tmp_path: Path) -> N
     assert "--dashboard: expected HOST:PORT such as 127.0.0.1:8080" in done.stderr
 
 
+@pytest.mark.e2e
 def test_another_address_without_a_token_is_refused(tmp_path: Path) -> None:
     done = _run(tmp_path, "--sim", "--duration", "1", "--dashboard", "0.0.0.0:0")
     assert done.returncode == 1
@@ -86,6 +87,7 @@ def test_another_address_without_a_token_is_refused(tmp_path: Path) -> None:
     assert "connected" not in done.stderr  # refused before the robot is reached
 
 
+@pytest.mark.e2e
 def test_without_aiohttp_the_dashboard_says_what_to_install(tmp_path: Path) -> None:
     # aiohttp hidden from this interpreter: importing it fails as it would where it is not installed
     done = _run(tmp_path, "--sim", "--duration", "1", "--dashboard", "127.0.0.1:0",
@@ -94,6 +96,7 @@ def test_without_aiohttp_the_dashboard_says_what_to_install(tmp_path: Path) -> N
     assert "pip install 'cozmo-brain[dashboard]'" in done.stderr
 
 
+@pytest.mark.e2e
 def test_off_it_costs_nothing(tmp_path: Path) -> None:
     """Without --dashboard the daemon never imports aiohttp (nor the dashboard's modules)."""
     code = ("import sys; from brain.app.cli import main; main(['run', '--sim', '--duration', '0.5']); "

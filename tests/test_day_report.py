@@ -64,6 +64,7 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]
     return json.loads((folder / "day.json").read_text()), folder
 
 
+@pytest.mark.e2e
 def test_the_timeline_lists_what_happened_in_time_order(day: tuple[dict[str, Any], Path]) -> None:
     report, _ = day
     timeline = report["timeline"]
@@ -92,6 +93,7 @@ def test_the_timeline_lists_what_happened_in_time_order(day: tuple[dict[str, Any
     assert report["start_clock"] == "10:30"
 
 
+@pytest.mark.e2e
 def test_liveliness_of_the_day(day: tuple[dict[str, Any], Path]) -> None:
     report, _ = day
     live = report["liveliness"]
@@ -112,6 +114,7 @@ def test_liveliness_of_the_day(day: tuple[dict[str, Any], Path]) -> None:
                                              "range": round(values["max"] - values["min"], 4)}
 
 
+@pytest.mark.e2e
 def test_the_picture_of_the_day_is_written_beside_the_report(day: tuple[dict[str, Any], Path]) -> None:
     report, folder = day
     svg = ET.parse(folder / "day.svg").getroot()
@@ -126,6 +129,7 @@ def test_the_picture_of_the_day_is_written_beside_the_report(day: tuple[dict[str
     assert report["liveliness"]["largest_behaviour"] in titles  # its band
 
 
+@pytest.mark.e2e
 def test_the_markdown_report_shows_liveliness_and_links_the_picture(tmp_path: Path) -> None:
     assert simulate_command(_args(hours=0.01, report=str(tmp_path / "out" / "d.md"), start="23:50")) == 0
     text = (tmp_path / "out" / "d.md").read_text()
@@ -231,6 +235,7 @@ def _cli(*args: str, cwd: Path, stderr_tty: bool = False) -> tuple[int, str]:
     return proc2.wait(timeout=30), out.decode("utf-8", "replace")
 
 
+@pytest.mark.e2e
 def test_many_days_in_parallel_processes_and_the_worst_of_them(tmp_path: Path) -> None:
     code, err = _cli("--hours", "0.02", "--seeds", "3-4", "--jobs", "2", "--report", str(tmp_path / "days.json"),
                      cwd=tmp_path)
@@ -291,6 +296,7 @@ def test_many_days_usage_errors(caplog: pytest.LogCaptureFixture) -> None:
     assert simulate_command(_args(seeds="1-2", seed=None, jobs=0)) == 2
 
 
+@pytest.mark.e2e
 def test_progress_is_one_updating_line_on_a_terminal(tmp_path: Path) -> None:
     code, out = _cli("--hours", "0.05", "--seed", "1", cwd=tmp_path, stderr_tty=True)
     assert code == 0, out

@@ -49,6 +49,7 @@ def test_check_mode_reports_a_stale_stub_and_a_run_rewrites_it(
     assert generator.main(["--check"]) == 0
 
 
+@pytest.mark.e2e
 def test_stub_agrees_with_the_classes_built_at_import() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "mypy.stubtest", "driver.protocol.messages"],
@@ -77,6 +78,7 @@ bad_id: None = m.RobotState.ID
 '''
 
 
+@pytest.mark.e2e
 def test_mypy_sees_the_message_classes(tmp_path: Path) -> None:
     client = tmp_path / "client.py"
     client.write_text(CLIENT, encoding="utf-8")

@@ -209,6 +209,7 @@ def _in(spans: list[list[float]], t: float) -> bool:
     return any(a <= t < b for a, b in spans)
 
 
+@pytest.mark.e2e
 def test_a_night_keeps_a_noisy_personality_silent_and_still(tmp_path: Path) -> None:
     """From 21:58 to 22:04 with a night from 22:00 to 22:02: sound and driving before and after, none between."""
     (tmp_path / "noisy.yaml").write_text(NOISY)
@@ -225,6 +226,7 @@ def test_a_night_keeps_a_noisy_personality_silent_and_still(tmp_path: Path) -> N
     assert day["schedule"] == "night 22:00-22:02" and day["start_clock"] == "21:58"
 
 
+@pytest.mark.e2e
 def test_the_default_personality_goes_to_sleep_in_quiet_hours_and_reacts_softly(tmp_path: Path) -> None:
     """The household personality from 20:59: awake, asleep on its own at 21:00; a poke gets a sleepy look."""
     from driver.sim.script import parse_script
@@ -242,6 +244,7 @@ def test_the_default_personality_goes_to_sleep_in_quiet_hours_and_reacts_softly(
     assert day["liveliness"]["stimuli_answered_1s"] == day["liveliness"]["stimuli"] == 2
 
 
+@pytest.mark.e2e
 def test_at_the_end_of_the_night_it_gets_up_with_the_wake_up_animation() -> None:
     day = _day(HOUSEHOLD, [RESOURCES], start="06:59", minutes=3)
     timeline = day["timeline"]

@@ -168,6 +168,7 @@ def test_robot_and_simulator_over_the_memory_network_in_virtual_time() -> None:
 # ----------------------------------------------------------------------------- simulate
 
 
+@pytest.mark.e2e
 def test_simulate_default_personality_sleeps_when_left_alone_and_idles_with_variety(tmp_path: Path) -> None:
     """Nine simulated minutes: quiet until it naps, a poke wakes it, quiet again until the next nap."""
     (tmp_path / "world.yaml").write_text("- {at: 240, event: poke}\n")
@@ -209,6 +210,7 @@ def test_simulate_default_personality_sleeps_when_left_alone_and_idles_with_vari
     assert report["link"]["resent_packets"] == 0 and report["link"]["missed_animation_frames"] == 0
 
 
+@pytest.mark.e2e
 def test_same_seed_same_life(tmp_path: Path) -> None:
     """Virtual time makes a run reproducible: only the wall-clock figures differ."""
 
@@ -224,6 +226,7 @@ def test_same_seed_same_life(tmp_path: Path) -> None:
     assert first["beats"] == 720
 
 
+@pytest.mark.e2e
 def test_markdown_report_and_progress_lines(tmp_path: Path, caplog: pytest.LogCaptureFixture,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sim_mod, "PROGRESS_WALL_S", 0.0)  # a progress line at every check

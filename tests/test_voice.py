@@ -74,6 +74,7 @@ def test_checked_in_wavs_are_exactly_what_the_tool_renders(builder: ModuleType) 
     assert builder.check(built, WAVS) == []
 
 
+@pytest.mark.e2e
 def test_check_command_finds_stale_missing_and_orphaned_files(tmp_path: Path) -> None:
     out = tmp_path / "voice"
     script = str(REPO / "tools" / "build_voice.py")
