@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from brain.assets import Severity, implemented_behavior_classes, load_resource_set, validate
+from brain.assets import Severity, load_resource_set, validate
 from brain.assets import resource_set as RS
 from brain.assets import validation as V
 from tests.bench.gen_tree import TreeSpec, generate
@@ -183,17 +183,6 @@ def test_unimplemented_classes_are_counted(tmp_path):
     assert [(w.subject, w.severity) for w in warnings] == [("PlayAnim", Severity.WARNING),
                                                           ("Singing", Severity.WARNING)]
     assert "2 behaviours" in warnings[0].message
-
-
-def test_implemented_classes_default_comes_from_the_node_registry():
-    classes = implemented_behavior_classes()
-    assert isinstance(classes, set)
-    try:
-        from brain.nodes.registry import BEHAVIOR_CLASSES
-    except ModuleNotFoundError:
-        assert classes == set()
-    else:
-        assert classes == {str(c) for c in BEHAVIOR_CLASSES}
 
 
 def test_long_loads_log_progress_at_info(tmp_path, caplog, monkeypatch):

@@ -20,6 +20,7 @@ from brain.assets import Severity, load_resource_set, validate
 from brain.assets.resource_set import ResourceSet
 from brain.context import BrainContext
 from brain.mood import EmotionEvent, Mood, MoodConfig, SimpleMood
+from brain.nodes.behavior_check import check_behavior_params
 from brain.nodes.cozmo_behaviors import BehaviorSpec, anim_triggers
 from brain.nodes.registry import BEHAVIOR_CLASSES
 from driver.animation.clip import Clip, Track
@@ -92,8 +93,10 @@ def _clip(rs: ResourceSet, name: str) -> Clip:
 
 
 def test_check_reports_no_errors_warnings_or_info(rs: ResourceSet) -> None:
-    result = validate(rs)
+    result = validate(rs, BEHAVIOR_CLASSES)
     assert [str(i) for i in result.issues] == []
+    # and every behaviour's parameters fit its class's declaration
+    assert check_behavior_params(rs.behaviors.values(), BEHAVIOR_CLASSES).issues == []
     assert result.ok
     assert result.count(Severity.WARNING) == 0
 

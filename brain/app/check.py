@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from brain.assets import Issue, exit_code, format_report, load_resource_set, validate
+from brain.nodes.behavior_check import check_behavior_params, format_param_report
+from brain.nodes.registry import BEHAVIOR_CLASSES
 
 from .config import ConfigError, load_config
 
@@ -50,8 +52,11 @@ def check_command(args: argparse.Namespace) -> int:
         log.error("no resource roots to check: none of the configured folders exists and the packaged "
                   "resources are missing")
     rs = load_resource_set(roots)
-    result = validate(rs)
+    result = validate(rs, BEHAVIOR_CLASSES)
+    params = check_behavior_params(rs.behaviors.values(), BEHAVIOR_CLASSES)
+    result.issues.extend(params.issues)
     issues = _personality_issues(personality, rs) if personality else None
     sys.stdout.write(format_report(rs, result, personality=issues, personality_path=personality))
+    sys.stdout.write("\n" + format_param_report(params, BEHAVIOR_CLASSES))
     sys.stdout.flush()
     return exit_code(list(result.issues) + list(issues or ()))

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -367,18 +367,14 @@ def _unimplemented(rs: ResourceSet, implemented: set[str]) -> tuple[dict[str, li
     return dict(sorted(by_class.items())), issues
 
 
-def validate(rs: ResourceSet, implemented: set[str] | None = None) -> Validation:
-    """Check every link of *rs*; *implemented* is the set of behaviour classes the brain can run.
+def validate(rs: ResourceSet, implemented: Collection[str]) -> Validation:
+    """Check every link of *rs*; *implemented* names the behaviour classes the brain can run.
 
-    ``None`` means "ask the node library" (:func:`brain.assets.implemented_behavior_classes`).
-    The returned issues include the load issues of *rs*, so one list tells the whole story.
+    The node library's classes are ``brain.nodes.registry.BEHAVIOR_CLASSES`` (``check`` passes
+    them). The returned issues include the load issues of *rs*, so one list tells the whole story.
     """
-    if implemented is None:
-        from . import implemented_behavior_classes
-
-        implemented = implemented_behavior_classes()
     refs = _links(rs)
-    unimplemented, unimpl_issues = _unimplemented(rs, implemented)
+    unimplemented, unimpl_issues = _unimplemented(rs, set(implemented))
     _place_lines(refs)
     issues = list(rs.issues) + _unresolved_issues(refs) + _emotion_type_issues(rs) + unimpl_issues
     return Validation(issues, refs, unimplemented, rs.emotion_types)

@@ -13,7 +13,6 @@ reports behaviour classes missing from it as unimplemented.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,11 +25,10 @@ from py_trees.composites import Parallel, Selector
 from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
-from brain.graph import Graph, GraphError
-from brain.rhythm import format_clock, parse_clock
+from brain.graph import Graph
+from brain.rhythm import parse_clock
 from driver.events import EVENT_KINDS
 
-from . import cozmo_behaviors as cb
 from .actions import (
     BackpackLights,
     Drive,
@@ -46,8 +44,8 @@ from .actions import (
     StopMotors,
     Turn,
     Wait,
-    parse_color,
 )
+from .behavior_class import BehaviorClass
 from .choosers import ScoreSpec, Scoring, StrictPriority, WeightedRandom
 from .conditions import (
     BatteryLow,
@@ -59,58 +57,16 @@ from .conditions import (
     RecentEvent,
     SimpleMoodIs,
 )
+from .cozmo_behaviors import BEHAVIOR_CLASS_LIST
 from .daytime import Night, QuietHours, TimeOfDay
 from .decorators import Cooldown, Timeout, Timer
+from .params import Param, ParamError, coerce
+from .sleeper import SLEEPER_PARAMS, sleeper_node
 
 __all__ = ["BEHAVIOR_CLASSES", "NODE_TYPES", "NodeType", "Param", "ParamError", "coerce"]
 
-BehaviorFactory = Callable[[BrainContext, cb.BehaviorSpec], Behaviour]
-
-#: behaviorClass → factory(ctx, BehaviorSpec) -> subtree.
-BEHAVIOR_CLASSES: dict[str, BehaviorFactory] = {
-    "PlayAnim": cb.play_anim,
-    "PlayArbitraryAnim": cb.play_arbitrary_anim,
-    "ReactToCliff": cb.react_to_cliff,
-    "ReactToPickup": cb.react_to_pickup,
-    "ReactToPutDown": cb.react_to_put_down,
-    "ReactToOnCharger": cb.react_to_on_charger,
-    "DriveOffCharger": cb.drive_off_charger,
-    "LookAround": cb.look_around,
-    "ReactToPoke": cb.react_to_poke,
-    "ReactToCubeTap": cb.react_to_cube_tap,
-    "Sleep": cb.sleep,
-    "Nap": cb.nap,
-    "Wake": cb.wake,
-    "ReactToRobotOnBack": cb.react_to_robot_on_back,
-    "ReactToRobotOnFace": cb.react_to_robot_on_face,
-    "ReactToRobotOnSide": cb.react_to_robot_on_side,
-}
-
-
-class ParamError(ValueError):
-    """A parameter value does not fit its declaration; ``path`` is the sub-path inside the value."""
-
-    def __init__(self, message: str, path: str = "") -> None:
-        super().__init__(message)
-        self.path = path
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a node type.
-
-    ``kind`` is one of: number, int, bool, str, str_list (a string or a list of them),
-    number_list, range (a [low, high] pair), graph ([[x, y], …]), colors (1, 3 or 5 colours),
-    score (a scoring block), bool_or_null, event_value (true, false, null or a name such as an
-    orientation), time (a time of day, ``HH:MM``), any.
-    """
-
-    kind: str
-    required: bool = False
-    default: Any = None
-    doc: str = ""
-    minimum: float | None = None
-    choices: tuple[str, ...] | None = None
+#: behaviorClass → its declaration; calling one with ``(ctx, BehaviorSpec)`` validates and builds the subtree.
+BEHAVIOR_CLASSES: dict[str, BehaviorClass] = {c.name: c for c in BEHAVIOR_CLASS_LIST}
 
 
 @dataclass(frozen=True)
@@ -119,7 +75,8 @@ class NodeType:
 
     ``build`` receives ``(name, ctx, **params)`` for leaves, plus ``children`` (and
     ``child_extras``, each child's chooser keys) for composites, or ``child`` for decorators.
-    ``child_keys`` are the extra keys this composite allows on its children.
+    ``child_keys`` are the extra keys this composite allows on its children; ``condition`` marks a
+    leaf that only looks (SUCCESS or FAILURE on what it sees), listed apart in the format reference.
     """
 
     name: str
@@ -128,160 +85,7 @@ class NodeType:
     params: Mapping[str, Param] = field(default_factory=dict)
     doc: str = ""
     child_keys: Mapping[str, Param] = field(default_factory=dict)
-
-
-def _repr(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    for cls, name in ((bool, "a boolean"), (Mapping, "a mapping"), (list, "a list"), (str, "a string")):
-        if isinstance(value, cls):
-            return name
-    return type(value).__name__
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ParamError(f"expected a number, got {_repr(value)}")
-    return float(value)
-
-
-def _graph(value: Any) -> Graph:
-    if isinstance(value, Mapping) and "nodes" in value:
-        try:
-            return Graph.from_nodes(list(value["nodes"]))
-        except GraphError as exc:
-            raise ParamError(f"expected a graph: {exc}") from None
-    if not isinstance(value, list) or not value:
-        raise ParamError(f"expected a graph as a list of [x, y] points, got {_repr(value)}")
-    points = []
-    for i, point in enumerate(value):
-        if not isinstance(point, list) or len(point) != 2:
-            raise ParamError(f"expected an [x, y] point, got {_repr(point)}", f"[{i}]")
-        try:
-            points.append((_number(point[0]), _number(point[1])))
-        except ParamError as exc:
-            raise ParamError(str(exc), f"[{i}]") from None
-    try:
-        return Graph(points)
-    except GraphError as exc:
-        raise ParamError(str(exc)) from None
-
-
-def _score(value: Any) -> ScoreSpec:
-    if not isinstance(value, Mapping):
-        raise ParamError(f"expected a mapping with emotions and/or flat_score, got {_type_name(value)}")
-    unknown = set(value) - {"emotions", "flat_score", "repetition_penalty"}
-    if unknown:
-        raise ParamError(f"unknown key {sorted(unknown)[0]!r}; expected emotions, flat_score, repetition_penalty",
-                         f".{sorted(unknown)[0]}")
-    emotions: list[tuple[str, Graph]] = []
-    raw = value.get("emotions", {})
-    if not isinstance(raw, Mapping):
-        raise ParamError(f"expected a mapping of emotion type to graph, got {_type_name(raw)}", ".emotions")
-    for emotion, graph in raw.items():
-        try:
-            emotions.append((str(emotion), _graph(graph)))
-        except ParamError as exc:
-            raise ParamError(str(exc), f".emotions.{emotion}{exc.path}") from None
-    flat = value.get("flat_score")
-    if flat is not None:
-        try:
-            flat = _number(flat)
-        except ParamError as exc:
-            raise ParamError(str(exc), ".flat_score") from None
-    if not emotions and flat is None:
-        raise ParamError("a score needs emotions or a flat_score")
-    penalty = None
-    if value.get("repetition_penalty") is not None:
-        try:
-            penalty = _graph(value["repetition_penalty"])
-        except ParamError as exc:
-            raise ParamError(str(exc), f".repetition_penalty{exc.path}") from None
-    return ScoreSpec(tuple(emotions), flat, penalty)
-
-
-def coerce(param: Param, value: Any) -> Any:
-    """Check ``value`` against ``param`` and return it in the form the builder takes."""
-    kind = param.kind
-    if kind == "any":
-        return value
-    if kind == "number" or kind == "int":
-        number = _number(value)
-        if kind == "int":
-            if number != int(number):
-                raise ParamError(f"expected a whole number, got {_repr(value)}")
-            number = int(number)
-        if param.minimum is not None and number < param.minimum:
-            raise ParamError(f"expected a number >= {param.minimum:g}, got {_repr(value)}")
-        return number
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise ParamError(f"expected true or false, got {_repr(value)}")
-        return value
-    if kind == "event_value":
-        if value is not None and not isinstance(value, (bool, str)):
-            raise ParamError(f"expected true, false, null or a name, got {_repr(value)}")
-        return value
-    if kind == "bool_or_null":
-        if value is not None and not isinstance(value, bool):
-            raise ParamError(f"expected true, false or null, got {_repr(value)}")
-        return value
-    if kind == "str":
-        if not isinstance(value, str) or not value:
-            raise ParamError(f"expected a non-empty string, got {_repr(value)}")
-        if param.choices is not None and value not in param.choices:
-            raise ParamError(f"expected one of {', '.join(param.choices)}, got {_repr(value)}")
-        return value
-    if kind == "str_list":
-        items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list) or not items:
-            raise ParamError(f"expected a string or a non-empty list of strings, got {_repr(value)}")
-        for i, item in enumerate(items):
-            if not isinstance(item, str) or not item:
-                raise ParamError(f"expected a string, got {_repr(item)}", f"[{i}]")
-        return list(items)
-    if kind == "number_list":
-        if not isinstance(value, list):
-            raise ParamError(f"expected a list of numbers, got {_repr(value)}")
-        out = []
-        for i, item in enumerate(value):
-            try:
-                out.append(_number(item))
-            except ParamError as exc:
-                raise ParamError(str(exc), f"[{i}]") from None
-        return out
-    if kind == "range":
-        if not isinstance(value, list) or len(value) != 2:
-            raise ParamError(f"expected a [low, high] pair, got {_repr(value)}")
-        low, high = (_number(v) for v in value)
-        if high < low:
-            raise ParamError(f"expected low <= high, got {_repr(value)}")
-        return (low, high)
-    if kind == "graph":
-        return _graph(value)
-    if kind == "time":
-        try:
-            return format_clock(parse_clock(value))
-        except ValueError as exc:
-            raise ParamError(str(exc)) from None
-    if kind == "score":
-        return _score(value)
-    if kind == "colors":
-        items = value if isinstance(value, list) else [value]
-        if len(items) not in (1, 3, 5):
-            raise ParamError(f"expected 1, 3 or 5 colours, got {len(items)}")
-        for i, item in enumerate(items):
-            try:
-                parse_color(item)
-            except ValueError as exc:
-                raise ParamError(str(exc), f"[{i}]" if isinstance(value, list) else "") from None
-        return items
-    raise AssertionError(f"unknown parameter kind {kind!r}")
+    condition: bool = False
 
 
 # ----------------------------------------------------------------------------- the table
@@ -293,6 +97,10 @@ _SECONDS = Param("number", required=True, minimum=0.0, doc="seconds")
 
 def _leaf(name: str, build: Callable[..., Behaviour], doc: str, **params: Param) -> NodeType:
     return NodeType(name, "leaf", build, params, doc)
+
+
+def _condition(name: str, build: Callable[..., Behaviour], doc: str, **params: Param) -> NodeType:
+    return NodeType(name, "leaf", build, params, doc, condition=True)
 
 
 def _decorator(name: str, build: Callable[..., Behaviour], doc: str, **params: Param) -> NodeType:
@@ -332,12 +140,6 @@ def _one_shot(name: str, ctx: BrainContext, child: Behaviour, policy: str = "on_
     chosen = (common.OneShotPolicy.ON_SUCCESSFUL_COMPLETION if policy == "on_success"
               else common.OneShotPolicy.ON_COMPLETION)
     return pt_decorators.OneShot(name=name, child=child, policy=chosen)
-
-
-def _sleep(name: str, ctx: BrainContext, max_s: float | None = None, wake_on: list[str] | None = None,
-           face: str = "sleepy", get_in: str | None = "GoToSleepGetIn") -> Behaviour:
-    return cb.SleepUntilWoken(name, ctx, wake_on=wake_on or cb.WAKE_EVENT_KINDS, max_s=max_s, face=face,
-                              get_in=get_in)
 
 
 _LIST: list[NodeType] = [
@@ -427,37 +229,35 @@ _LIST: list[NodeType] = [
     _leaf("stop_motors", lambda name, ctx: StopMotors(name, ctx), "Stop wheels, head and lift."),
     _leaf("emotion_event", lambda name, ctx, event: FireEmotionEvent(name, ctx, event),
           "Fire an emotion event on the mood.", event=_S),
-    _leaf("sleep", _sleep, "Sleep until woken by an event (or `max_s`).",
-          max_s=Param("number", minimum=0.0), wake_on=Param("str_list"), face=Param("str", default="sleepy"),
-          get_in=Param("str", default="GoToSleepGetIn")),
+    _leaf("sleep", sleeper_node, "Sleep until woken by an event (or `max_s`).", **SLEEPER_PARAMS),
     _leaf("success", lambda name, ctx: pt_behaviours.Success(name), "Always SUCCESS."),
     _leaf("failure", lambda name, ctx: pt_behaviours.Failure(name), "Always FAILURE."),
     _leaf("running", lambda name, ctx: pt_behaviours.Running(name), "Always RUNNING."),
     # conditions
-    _leaf("mood_above", lambda name, ctx, emotion, value: MoodAbove(name, ctx, emotion, value),
+    _condition("mood_above", lambda name, ctx, emotion, value: MoodAbove(name, ctx, emotion, value),
           "SUCCESS while emotion > value.", emotion=_S, value=_N),
-    _leaf("mood_below", lambda name, ctx, emotion, value: MoodBelow(name, ctx, emotion, value),
+    _condition("mood_below", lambda name, ctx, emotion, value: MoodBelow(name, ctx, emotion, value),
           "SUCCESS while emotion < value.", emotion=_S, value=_N),
-    _leaf("simple_mood_is", lambda name, ctx, moods: SimpleMoodIs(name, ctx, moods),
+    _condition("simple_mood_is", lambda name, ctx, moods: SimpleMoodIs(name, ctx, moods),
           "SUCCESS while the simple mood is one of `moods`.", moods=Param("str_list", required=True)),
-    _leaf("recent_event",
+    _condition("recent_event",
           lambda name, ctx, kind, within_s=1.0, value=True, once=False: RecentEvent(name, ctx, kind, within_s,
                                                                                    value, once),
           "SUCCESS when an event of `kind` arrived in the last `within_s` seconds.",
           kind=Param("str", required=True, choices=tuple(sorted(EVENT_KINDS))),
           within_s=Param("number", default=1.0, minimum=0.0), value=Param("event_value", default=True),
           once=Param("bool", default=False)),
-    _leaf("on_charger", lambda name, ctx: OnCharger(name, ctx), "SUCCESS while on the charger."),
-    _leaf("picked_up", lambda name, ctx: PickedUp(name, ctx), "SUCCESS while held in the air."),
-    _leaf("orientation_is", lambda name, ctx, orientations: OrientationIs(name, ctx, orientations),
+    _condition("on_charger", lambda name, ctx: OnCharger(name, ctx), "SUCCESS while on the charger."),
+    _condition("picked_up", lambda name, ctx: PickedUp(name, ctx), "SUCCESS while held in the air."),
+    _condition("orientation_is", lambda name, ctx, orientations: OrientationIs(name, ctx, orientations),
           "SUCCESS while the robot lies in one of `orientations` (upright, in_air, on_back, on_face, "
           "on_side, on_left_side, on_right_side, falling).", orientations=Param("str_list", required=True)),
-    _leaf("battery_low", lambda name, ctx, volts=3.6: BatteryLow(name, ctx, volts),
+    _condition("battery_low", lambda name, ctx, volts=3.6: BatteryLow(name, ctx, volts),
           "SUCCESS while the battery is below `volts`.", volts=Param("number", default=3.6, minimum=0.0)),
-    _leaf("quiet_hours", lambda name, ctx: QuietHours(name, ctx),
+    _condition("quiet_hours", lambda name, ctx: QuietHours(name, ctx),
           "SUCCESS during the personality's quiet hours (its night included)."),
-    _leaf("night", lambda name, ctx: Night(name, ctx), "SUCCESS between the personality's bedtime and wake-up."),
-    _leaf("time_of_day", _time_of_day,
+    _condition("night", lambda name, ctx: Night(name, ctx), "SUCCESS between the personality's bedtime and wake-up."),
+    _condition("time_of_day", _time_of_day,
           "SUCCESS while the local time is from `from` to `to` (past midnight when `to` is earlier).",
           **{"from": Param("time", required=True), "to": Param("time", required=True)}),
 ]

@@ -13,14 +13,16 @@ mood overrides are read by their own modules with this builder's help.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from py_trees.behaviour import Behaviour
 
 from brain.context import BrainContext
+from brain.nodes.behavior_check import key_line
+from brain.nodes.behavior_class import BehaviorParamError, BehaviorSpec
 from brain.nodes.conditions import ORIENTATION_NAMES
-from brain.nodes.cozmo_behaviors import BehaviorSpec
 from brain.nodes.registry import (
     BEHAVIOR_CLASSES,
     EMOTION_EVENT_PARAMS,
@@ -359,12 +361,17 @@ class Builder:
         for key in ("children", "child"):
             if key in spec:
                 self.issues.add(spec.at(key), f"{path}.{key}", f"a behaviour takes no {key}")
-        extra = plain(self._params(spec, path))
-        return self.behavior_node(behavior_id, loc, f"{path}.behavior", extra)
+        located = self._params(spec, path)
+        return self.behavior_node(behavior_id, loc, f"{path}.behavior", plain(located), located, f"{path}.params")
 
-    def behavior_node(self, behavior_id: str, loc: Loc, path: str, extra: Mapping[str, Any] | None = None
-                      ) -> Behaviour | None:
-        """A Cozmo behaviour by ID (from the resource set) or by class name (with YAML params)."""
+    def behavior_node(self, behavior_id: str, loc: Loc, path: str, extra: Mapping[str, Any] | None = None,
+                      extra_locs: LMap | None = None, extra_path: str = "") -> Behaviour | None:
+        """A Cozmo behaviour by ID (from the resource set) or by class name (with YAML params).
+
+        Its parameters are checked against the class's declaration: a bad one is reported where
+        it was written, the YAML override (``extra``, located by ``extra_locs``) or the behaviour's
+        JSON file (file, line and key).
+        """
         resources = self.ctx.resources
         record = resources.behavior(behavior_id) if resources is not None else None
         if record is not None:
@@ -383,8 +390,25 @@ class Builder:
             self.issues.add(loc, path, f"behaviour {behavior_id!r} has class {spec.behavior_class!r}, which the "
                             f"node library does not implement (implemented: {', '.join(sorted(BEHAVIOR_CLASSES))})")
             return None
+        if extra:
+            ignored = set(factory.resolve(spec.params).ignored)
+            for key in (k for k in extra if k in ignored):
+                known = [n for name in factory.params for n in factory.keys(name)]
+                self.issues.warn(extra_locs.at(key) if extra_locs is not None else loc, f"{extra_path}.{key}",
+                                 f"{spec.behavior_class} does not read {key!r}{suggest(str(key), known)}; ignored")
         try:
             return factory(self.ctx, spec)
+        except BehaviorParamError as exc:
+            top = re.split(r"[.\[]", exc.key, maxsplit=1)[0]
+            what = f"behaviour {behavior_id!r} ({spec.behavior_class}): {exc.reason}"
+            if extra and top in extra:
+                self.issues.add(extra_locs.at(top) if extra_locs is not None else loc, f"{extra_path}.{exc.key}", what)
+            elif record is not None:
+                file = record.origin.path
+                self.issues.add(Loc(file, key_line(file, exc.key)), exc.key, f"{what} (used at {path})")
+            else:
+                self.issues.add(loc, path, f"{what}: {exc.key}")
+            return None
         except (ValueError, TypeError) as exc:
             self.issues.add(loc, path, f"cannot build behaviour {behavior_id!r}: {exc}")
             return None

@@ -1,0 +1,154 @@
+"""Sleep: one sleeper for the ``sleep`` node and the Sleep and Nap behaviour classes.
+
+The node and both classes build :class:`SleepUntilWoken` from one declaration of its
+parameters (:data:`SLEEPER_PARAMS`): ``max_s``, ``wake_on``, ``face`` and ``get_in``, with the
+spellings Anki's behaviour files use (``maxSleep_s``, ``napDuration_s``, ``wakeOn``,
+``animTriggers`` …) as aliases, so a personality names them the same way wherever it sleeps.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from py_trees.behaviour import Behaviour
+from py_trees.common import Status
+from py_trees.composites import Sequence as SequenceNode
+
+from brain.context import BrainContext
+from driver.events import EVENT_KINDS
+
+from .actions import BackpackLights, ContextBehaviour, FireEmotionEvent, _cancel
+from .behavior_class import EMOTION_EVENT, TRIGGER_ALIASES, BehaviorClass, BehaviorSpec
+from .params import Param
+
+__all__ = ["SLEEPER_CLASSES", "SLEEPER_PARAMS", "WAKE_EVENT_KINDS", "SleepUntilWoken", "sleeper_node"]
+
+log = logging.getLogger(__name__)
+
+#: Robot events that wake a sleeping robot.
+WAKE_EVENT_KINDS: tuple[str, ...] = ("poked", "picked_up", "button", "cube_tapped", "cliff", "falling_started")
+
+#: The sleeper's parameters, for the ``sleep`` node and the Sleep and Nap classes alike.
+SLEEPER_PARAMS: dict[str, Param] = {
+    "max_s": Param("number", minimum=0.0, doc="wake by itself after this long (seconds); none: only an event",
+                   aliases=("maxSleep_s", "napDuration_s", "duration_s")),
+    "wake_on": Param("str_list", default=list(WAKE_EVENT_KINDS), choices=tuple(sorted(EVENT_KINDS)),
+                     doc="event kinds that wake it", aliases=("wakeOn",)),
+    "face": Param("str", default="sleepy", doc="the procedural face it sleeps with"),
+    "get_in": Param("triggers", default=["GoToSleepGetIn"], doc="the falling-asleep animation trigger "
+                    "(the first of a list; [] for none)", aliases=("animTriggers", *TRIGGER_ALIASES)),
+}
+
+
+class SleepUntilWoken(ContextBehaviour):
+    """Sleep: sleepy face, head down, lift down, dim lights; RUNNING until a wake event.
+
+    Wake events are robot events of ``wake_on`` kinds (a poke, a pick-up, the button, a cube
+    tap …) that arrive after it fell asleep. With ``max_s`` it also wakes after that long (a
+    nap). A get-in animation is asked for if given; if it cannot play, it sleeps anyway.
+
+    A reaction that suspends it (see :mod:`brain.nodes.reactions`) does not wake it: it keeps
+    sleeping through, and if the reaction resumes it, it notices the event that caused the
+    reaction (a poke) and wakes then.
+    """
+
+    continues_after_suspend = True
+
+    def __init__(self, name: str, ctx: BrainContext, *, wake_on: Sequence[str] = WAKE_EVENT_KINDS,
+                 max_s: float | None = None, face: str = "sleepy", get_in: str | None = "GoToSleepGetIn") -> None:
+        super().__init__(name, ctx)
+        self.wake_on = tuple(wake_on)
+        self.max_s = max_s
+        self.face = face
+        self.get_in = get_in
+        self.fell_asleep_at = 0.0
+        self.woken_by: Any = None
+        self.paused_s = 0.0
+        self._anim: Any = None
+
+    def initialise(self) -> None:
+        self.fell_asleep_at = self.ctx.now()
+        self.paused_s = 0.0
+        self.woken_by = None
+        self.describe(sleeping=True)
+        anims = self.ctx.animations
+        if anims is not None:
+            try:
+                if self.get_in:
+                    self._anim = anims.play_trigger(self.get_in)
+            except Exception as exc:
+                log.debug("%s: no get-in animation (%s)", self.name, exc)
+            try:
+                anims.set_face_expression(self.face)
+            except Exception as exc:
+                log.debug("%s: no %r face (%s)", self.name, self.face, exc)
+        robot = self.ctx.robot
+        if robot is not None:
+            try:
+                robot.set_head_angle(math.radians(-25.0))  # all the way down
+                robot.set_lift_height(32.0)
+                BackpackLights("sleep", self.ctx, pattern="sleep").update()
+            except Exception as exc:
+                log.debug("%s: could not settle the robot (%s)", self.name, exc)
+
+    def update(self) -> Status:
+        for kind in self.wake_on:
+            for event in self.ctx.recent_events(kind, since=self.fell_asleep_at):
+                if getattr(event, "value", True) is False and kind != "button":
+                    continue
+                self.woken_by = event
+                self.feedback_message = f"woken by {kind}"
+                return Status.SUCCESS
+        if self.max_s is not None and self.ctx.now() - self.fell_asleep_at - self.paused_s >= self.max_s:
+            self.feedback_message = "nap over"
+            return Status.SUCCESS
+        self.feedback_message = "sleeping"
+        return Status.RUNNING
+
+    def on_suspend(self, now: float) -> None:
+        """The reaction plays its own animation: drop the get-in."""
+        if self._anim is not None and not self._anim.done():
+            _cancel(self._anim)
+        self._anim = None
+
+    def on_resume(self, now: float, paused_s: float) -> None:
+        """A nap's length does not count the time spent reacting."""
+        self.paused_s += paused_s
+
+    def terminate(self, new_status: Status) -> None:
+        if self._anim is not None and not self._anim.done():
+            _cancel(self._anim)
+        self._anim = None
+        self.ctx.branch.pop("sleeping", None)
+
+
+def sleeper_node(name: str, ctx: BrainContext, max_s: float | None = None, wake_on: Sequence[str] | None = None,
+                 face: str = "sleepy", get_in: Sequence[str] | None = ("GoToSleepGetIn",)) -> SleepUntilWoken:
+    """The sleeper from validated :data:`SLEEPER_PARAMS` values (the ``sleep`` node's builder)."""
+    return SleepUntilWoken(name, ctx, wake_on=list(wake_on) if wake_on else WAKE_EVENT_KINDS, max_s=max_s,
+                           face=face, get_in=get_in[0] if get_in else None)
+
+
+def _sleeper(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
+    values = {name: spec.value(name) for name in SLEEPER_PARAMS}
+    children: list[Behaviour] = [sleeper_node("asleep", ctx, **values)]
+    event = spec.value("finalEmotionEvent")
+    if event:
+        children.append(FireEmotionEvent(f"emotion {event}", ctx, event))
+    return SequenceNode(spec.behavior_id, memory=True, children=children)
+
+
+_SLEEP_DOC = ("sleepy face, head and lift down, dim lights; runs until a poke, pick-up, button, cube tap, cliff "
+              "or fall (`wake_on`), or `max_s`")
+
+#: Sleep and Nap: the same sleeper, a nap ending by itself after 300 s unless told otherwise.
+SLEEPER_CLASSES: tuple[BehaviorClass, ...] = (
+    BehaviorClass("Sleep", _sleeper, _SLEEP_DOC, {**SLEEPER_PARAMS, "finalEmotionEvent": EMOTION_EVENT}),
+    BehaviorClass("Nap", _sleeper, "like Sleep, but wakes by itself after `max_s` (300 s)",
+                  {**SLEEPER_PARAMS, "max_s": replace(SLEEPER_PARAMS["max_s"], default=300.0),
+                   "finalEmotionEvent": EMOTION_EVENT}),
+)
