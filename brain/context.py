@@ -150,9 +150,6 @@ class BrainContext:
     branch: dict[str, Any] = field(default_factory=dict)
     #: the day's rhythm (:class:`brain.rhythm.DayRhythm`): local time, quiet hours, night; None offline
     rhythm: Any = None
-    #: Told by choosers what they picked and what it beat (``explain(chooser, facts)``) while
-    #: someone wants to know (the dashboard); None, the default, and nothing extra is computed.
-    explain: Callable[[Any, dict[str, Any]], None] | None = None
     #: The same events filed by kind, each kind with its own memory: a condition asking for a rare
     #: kind ("poked within 90 s") reads a short list, and frequent status events cannot push a
     #: rare one out of memory.

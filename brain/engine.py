@@ -42,6 +42,7 @@ from driver.robot import Robot, RobotError
 from .animations import AnimationLibrary
 from .context import BrainContext
 from .heartbeat import Heartbeat, Snapshot
+from .nodes.explain import choice_path, explain_branch
 from .nodes.reactions import ReactiveRoot, branch_of
 from .reactions import ReactionRunner
 from .rhythm import DayRhythm, HeldWheels, host_time_of_day
@@ -88,10 +89,12 @@ class Brain:
         self.reactions = ReactionRunner(self.ctx)
         self.personality: Any = None
         self.root = ReactiveRoot("Brain", self.reactions, self.ctx)
+        #: the decisions on the running branch the log last explained (see _explain)
+        self._choices: frozenset[tuple[int, int]] = frozenset()
         self.heartbeat = Heartbeat(
             None, rate_hz=heartbeat_hz, mood=self.ctx.mood, handlers=[self._on_events],
-            describe=self._describe, hazard=lambda: self.safety.hazard, on_snapshot=self._publish,
-            clock=loop.time,
+            describe=self._describe, explain=self._explain, hazard=lambda: self.safety.hazard,
+            on_snapshot=self._publish, clock=loop.time,
         )
         self._remove = robot.add_listener(self.heartbeat.post)
         # The brain starts after the robot's start-up sequence, so it never hears that Connected
@@ -202,20 +205,34 @@ class Brain:
         self.heartbeat.suspended = None
         log.info("robot back (%s): motors stopped, personality resumes", event.kind)
 
-    def _describe(self) -> tuple[str, str]:
+    def _describe(self) -> str:
+        """The running branch, from the top of the personality to the node running now."""
+        if self.reactions.active is not None:
+            return f"reaction > {branch_of(self.reactions.active.root)}"
         tip = self.root.tip()
         names: list[str] = []
         node = tip
         while node is not None and node is not self.root:
             names.append(node.name)
             node = node.parent
-        branch = " > ".join(reversed(names))
+        return " > ".join(reversed(names))
+
+    def _explain(self) -> str:
+        """Why the branch runs now: the reaction's trigger, or the decisions on it that changed, in words.
+
+        Empty when no selector or chooser decided anything new (a sequence moved on to its next
+        step): the last explanation still holds.
+        """
         if self.reactions.active is not None:
-            return f"reaction > {branch_of(self.reactions.active.root)}", f"reaction to {self.reactions.active.trigger}"
-        why = self.ctx.branch.get("why") or self.ctx.branch.get("behavior")
-        if not why and self.ctx.mood is not None:
-            why = f"mood {self.ctx.mood.simple_mood().value}"
-        return branch, str(why or "")
+            self._choices = frozenset()
+            return f"reaction to {self.reactions.active.trigger}"
+        tree = self.root.tree
+        if tree is None:
+            return ""
+        path = choice_path(tree)
+        new = [choice for choice in path if choice not in self._choices]
+        self._choices = frozenset(path)
+        return " ".join(explain_branch(tree, only=new)) if new else ""
 
     def _publish(self, snap: Snapshot) -> None:
         if log.isEnabledFor(logging.DEBUG):

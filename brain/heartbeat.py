@@ -83,8 +83,9 @@ class BeatStats:
 class Heartbeat:
     """Ticks one brain on the event loop at ``rate_hz``.
 
-    ``describe`` turns the tree into (branch, why) strings for the log; ``hazard`` reports a
-    safety hold. Both are injected so the heartbeat knows nothing about py_trees specifics.
+    ``describe`` names the running branch after each tick; ``explain`` says why it runs, asked
+    only when the branch changes (the log's line and the snapshots' ``why``); ``hazard`` reports
+    a safety hold. They are injected so the heartbeat knows nothing about py_trees specifics.
     """
 
     def __init__(
@@ -94,7 +95,8 @@ class Heartbeat:
         rate_hz: float = 10.0,
         mood: MoodLike | None = None,
         handlers: list[EventHandler] | None = None,
-        describe: Callable[[], tuple[str, str]] | None = None,
+        describe: Callable[[], str] | None = None,
+        explain: Callable[[], str] | None = None,
         hazard: Callable[[], str | None] | None = None,
         on_snapshot: Callable[[Snapshot], None] | None = None,
         on_time: Callable[[float], None] | None = None,
@@ -107,6 +109,7 @@ class Heartbeat:
         self.mood = mood
         self.handlers = list(handlers or [])
         self.describe = describe
+        self.explain = explain
         self.hazard = hazard
         self.on_snapshot = on_snapshot
         #: called with the period after each beat that is over within one period of its due time
@@ -122,6 +125,7 @@ class Heartbeat:
         self._queue: deque[ev.RobotEvent] = deque()
         self._last_beat: float | None = None
         self._branch = ""
+        self._why = ""
 
     def post(self, event: ev.RobotEvent) -> None:
         """Queue a robot event for the next beat (register this as a Robot listener)."""
@@ -161,24 +165,30 @@ class Heartbeat:
         if self.mood is not None and dt > 0:
             self.mood.update(dt)
         if self.suspended is not None:
-            branch, why = f"suspended ({self.suspended})", ""
+            branch = f"suspended ({self.suspended})"
         else:
             if self.tree is not None:
                 self.tree.tick_once()
-            branch, why = self.describe() if self.describe else ("", "")
+            branch = self.describe() if self.describe else ""
+        changed = branch != self._branch
+        why = ""
+        if changed:
+            self._branch = branch
+            why = self.explain() if self.explain is not None and self.suspended is None else ""
+            if why or self.suspended is not None:
+                self._why = why  # no new decision (a sequence's next step): the last reason holds
         hazard = self.hazard() if self.hazard else None
         self.stats.beats += 1
         snap = Snapshot(
             at=now,
             beat=self.stats.beats,
             branch=branch,
-            why=why,
+            why=self._why,
             mood=self.mood.snapshot() if self.mood is not None else {},
             events=[e.kind for e in drained if not _noise(e)],
             hazard=hazard,
         )
-        if branch != self._branch:
-            self._branch = branch
+        if changed:
             if self.suspended is not None:
                 log.info("personality suspended: %s", self.suspended)
             else:

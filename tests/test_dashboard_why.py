@@ -13,7 +13,7 @@ from pathlib import Path
 import py_trees
 
 from brain.context import BrainContext, TimedAnimations
-from brain.dashboard.why import Choices, choice_path, explain_branch
+from brain.dashboard.why import choice_path, explain_branch
 from brain.mood import DEFAULT_CONFIG, Mood
 from brain.personality import load_personality
 from driver import events as ev
@@ -76,17 +76,15 @@ class Clock:
         return self.t
 
 
-def _brain(tmp_path: Path, text: str, seed: int = 3) -> tuple[BrainContext, Choices, py_trees.behaviour.Behaviour,
+def _brain(tmp_path: Path, text: str, seed: int = 3) -> tuple[BrainContext, None, py_trees.behaviour.Behaviour,
                                                                 Clock]:
     path = tmp_path / "p.yaml"
     path.write_text(text)
     clock = Clock()
     ctx = BrainContext(mood=Mood(DEFAULT_CONFIG), clock=clock, rng=random.Random(seed),
                        animations=TimedAnimations(clock, 0.5))
-    choices = Choices()
-    ctx.explain = choices.record
     root = load_personality(path, ctx).root
-    return ctx, choices, root, clock
+    return ctx, None, root, clock
 
 
 def test_a_selector_says_which_branch_won_why_and_what_it_beat(tmp_path: Path) -> None:
@@ -97,7 +95,7 @@ def test_a_selector_says_which_branch_won_why_and_what_it_beat(tmp_path: Path) -
     picked = root.children[2].children[2].current_child.name
     other = "happy" if picked == "pounce" else "pounce"
     weights = {"pounce": "2", "happy": "1"}
-    assert explain_branch(root, ctx, choices) == [
+    assert explain_branch(root) == [
         "top → play: no poked within 60 s; Excited is 0.62, above 0.4. It beat sleepy (Excited is 0.62, not "
         "below 0.1) and social (no button within 5 s); idle comes after it.",
         f"pick → {picked}: picked by chance, weight {weights[picked]} of 3 ({other} {weights[other]}).",
@@ -108,14 +106,14 @@ def test_the_first_branch_and_what_waits_and_recent_events(tmp_path: Path) -> No
     ctx, choices, root, clock = _brain(tmp_path, PRIORITIES)
     ctx.mood.set_value("Excited", 0.05, clock())
     root.tick_once()
-    assert explain_branch(root, ctx, choices) == [
+    assert explain_branch(root) == [
         "top → sleepy: Excited is 0.05, below 0.1. It comes first; social, play and idle wait."]
     ctx.mood.set_value("Excited", 0.6, clock())
     clock.t += 10
     ctx.push_event(ev.ButtonPressed(clock() - 2.5, pressed=True))
     ctx.push_event(ev.Poked(clock() - 12))
     root.tick_once()
-    assert explain_branch(root, ctx, choices) == [
+    assert explain_branch(root) == [
         "top → social: button 2.5 s ago, within 5 s. It beat sleepy (Excited is 0.6, not below 0.1); play and "
         "idle come after it."]
 
@@ -130,7 +128,7 @@ def test_a_cooling_down_branch_and_an_inverted_event(tmp_path: Path) -> None:
     clock.t += 3
     ctx.push_event(ev.Poked(clock() - 4))
     root.tick_once()
-    assert explain_branch(root, ctx, choices) == [
+    assert explain_branch(root) == [
         "top → idle. It beat sleepy (Excited is 0.6, not below 0.1), social (cooling down, 27 s left) and play "
         "(poked 4.0 s ago, within 60 s)."]
 
@@ -148,7 +146,7 @@ def test_a_weighted_pick_names_what_was_cooling_down(tmp_path: Path) -> None:
             py_trees.common.Status.RUNNING:
         root.tick_once()
         clock.t += 0.5
-    line = explain_branch(root, ctx, choices)[1]
+    line = explain_branch(root)[1]
     assert line.startswith("pick → pounce: picked by chance, weight 2 of 2; cooling down: happy (")
 
 
@@ -156,7 +154,7 @@ def test_a_scoring_chooser_gives_the_scores_it_compared(tmp_path: Path) -> None:
     ctx, choices, root, clock = _brain(tmp_path, SCORING)
     ctx.mood.set_value("Happy", 0.5, clock())
     root.tick_once()
-    assert explain_branch(root, ctx, choices) == [
+    assert explain_branch(root) == [
         "mood pick → cheer: best mood score 0.6, over sulk 0.1 and never vetoed (plus up to 0.05 of chance). "
         "Mood: Happy 0.5."]
 
@@ -211,5 +209,5 @@ root:
 
     ctx.robot = Holder()
     root.tick_once()
-    assert explain_branch(root, ctx, choices) == [
+    assert explain_branch(root) == [
         "top → held: held in the air. It beat rest (battery 4.05 V, not below 3.6 V); idle comes after it."]

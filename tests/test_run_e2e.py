@@ -62,7 +62,8 @@ def test_run_reacts_to_scripted_events_and_stops_cleanly(tmp_path: Path) -> None
     assert "safety: cliff - all motors stopped" in log
     assert "reaction CliffDetected" in log
     # pick-up happened while idling: the safety stop comes before the reaction, then idling resumes
-    assert log.index("safety: picked up") < log.index("reaction RobotPickedUp") < log.index("answer the button")
+    assert log.index("safety: picked up") < log.index("reaction RobotPickedUp") \
+        < log.index("doing selector > answer the button")
     assert log.rindex("doing selector > idle") > log.index("reaction RobotPickedUp finished")
     assert re.search(r"\b0 missed", log), log
     assert "sim: engine disconnected" in log

@@ -81,7 +81,7 @@ def test_a_suspended_heartbeat_beats_without_ticking_the_tree() -> None:
     async def body() -> Heartbeat:
         loop = asyncio.get_running_loop()
         tree.loop = loop  # type: ignore[assignment]
-        hb = Heartbeat(tree, rate_hz=10, on_time=calls.append, clock=loop.time, describe=lambda: ("tree", ""))
+        hb = Heartbeat(tree, rate_hz=10, on_time=calls.append, clock=loop.time, describe=lambda: "tree")
         hb.suspended = "waiting for the robot"
         await hb.run(asyncio.Event(), duration=1.0)
         return hb

@@ -2,8 +2,8 @@
 
 :class:`Monitor` listens to one :class:`~brain.engine.Brain`: a heartbeat observer (after each
 tick, while the tree is as the tick left it), a robot event listener, the reaction runner's
-``on_start`` and the choosers' ``explain`` hook (see :mod:`brain.dashboard.why`), and a logging
-handler. From them it keeps, for ``history_s`` seconds and within fixed bounds:
+``on_start``, and a logging handler; the choosers and conditions explain themselves (see
+:mod:`brain.dashboard.why`). From them it keeps, for ``history_s`` seconds and within fixed bounds:
 
 - the tree's statuses at every beat they changed (with the structure's version), for the tree
   and for rewinding it;
@@ -36,7 +36,7 @@ from driver import events as ev
 
 from .treeview import TreeView
 from .views import CameraView, FaceView, describe_event, is_noisy, robot_state
-from .why import Choices, choice_path, explain_branch
+from .why import choice_path, explain_branch
 
 __all__ = ["HISTORY_S", "Monitor"]
 
@@ -90,7 +90,6 @@ class Monitor:
         self.history_s = history_s
         self.clock = clock
         self.brain: Any = None
-        self.choices = Choices()
         self.face = FaceView()
         self.camera = CameraView()
         self._n = itertools.count(1)
@@ -131,8 +130,6 @@ class Monitor:
         runner = brain.reactions
         runner.on_start.append(self._on_reaction)
         self._remove.append(lambda: runner.on_start.remove(self._on_reaction))
-        brain.ctx.explain = self.choices.record
-        self._remove.append(lambda: setattr(brain.ctx, "explain", None))
         self._log_tap = _LogTap(self._add_event, self.clock)
         logging.getLogger().addHandler(self._log_tap)
 
@@ -243,8 +240,6 @@ class Monitor:
         key = (id(brain.root.tree), id(extra))
         if key == self._tree_key and self.tree is not None:
             return
-        if self._tree_key is not None and key[0] != self._tree_key[0]:
-            self.choices.forget()  # a new personality: new choosers (whose ids may repeat old ones)
         self._tree_key = key
         version = (self.tree.version + 1) if self.tree is not None else 1
         self.tree = TreeView.build(version, brain.root, runner, reactions, extra)
@@ -273,7 +268,7 @@ class Monitor:
         previous, self._path = self._path, path
         if previous is not None and set(path) <= set(previous):
             return  # a choice ended (its sequence moved on): nothing was decided
-        lines = explain_branch(tree, brain.ctx, self.choices)
+        lines = explain_branch(tree)
         resumes = (brain.root.resumes, brain.root.restarts)
         if resumes != self._resumes:
             if resumes[0] != self._resumes[0]:

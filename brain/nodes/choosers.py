@@ -37,18 +37,40 @@ from brain.choosers_math import (
 from brain.context import BrainContext
 from brain.graph import Graph
 
+from .explain import and_list, label, num, structural_reason
+
 __all__ = ["ScoreSpec", "Scoring", "StartMoodGate", "StrictPriority", "WeightedRandom"]
 
 
 class StrictPriority(Selector):
-    """The first child (in order) that does not fail runs; higher children are re-checked every tick."""
+    """The first child (in order) that does not fail runs; higher children are re-checked every tick.
+
+    It explains itself as a selector: the child it runs and why, the ones before it and why
+    they failed (:func:`brain.nodes.explain.selector_sentence`).
+    """
+
+    def explain(self, passed: bool, depth: int = 0) -> str:
+        """Why it passed (its running child's reason) or failed (every child's)."""
+        return structural_reason(self, passed, depth)
 
     def __init__(self, name: str, children: Sequence[Behaviour] | None = None) -> None:
         super().__init__(name, memory=False, children=list(children or []))
 
 
 class _OneOf(Composite):
-    """Base of choosers that run exactly one chosen child at a time."""
+    """Base of choosers that run exactly one chosen child at a time.
+
+    A chooser passes for the reason its child does and fails when it had nothing to choose;
+    :meth:`decision` says what it picked and what that beat (the dashboard's why, the log).
+    """
+
+    def decision(self) -> str:
+        """The last pick in words (empty before the first)."""
+        return ""
+
+    def explain(self, passed: bool, depth: int = 0) -> str:
+        """Why it passed (its running child's reason) or failed (nothing to choose)."""
+        return structural_reason(self, passed, depth)
 
     def __init__(self, name: str, ctx: BrainContext, children: Sequence[Behaviour]) -> None:
         super().__init__(name, list(children))
@@ -120,15 +142,31 @@ class WeightedRandom(_OneOf):
         self.cooldowns = [float(c) for c in (cooldowns if cooldowns is not None else [0.0] * n)]
         if len(self.weights) != n or len(self.cooldowns) != n:
             raise ValueError(f"{name}: {n} children, {len(self.weights)} weights, {len(self.cooldowns)} cooldowns")
+        #: Seconds each child still had to cool down when the last pick was made.
+        self.waits: list[float] = []
 
     def choose(self) -> int | None:
         now = self.ctx.now()
         index = choose_with_cooldown(self.weights, self.cooldowns, self.last_run, now, self.ctx.rng)
-        if self.ctx.explain is not None:
-            waits = [seconds_until_ready(c, t, now) for c, t in zip(self.cooldowns, self.last_run, strict=True)]
-            self.ctx.explain(self, {"kind": "weighted", "picked": index, "weights": list(self.weights),
-                                    "waits": waits})
+        self.waits = [seconds_until_ready(c, t, now) for c, t in zip(self.cooldowns, self.last_run, strict=True)]
         return index
+
+    def decision(self) -> str:
+        """``picked by chance, weight 2 of 3 (happy 1); cooling down: nap (12 s)``, for the running child."""
+        if self.current_child is None or not self.waits:
+            return ""
+        names = [label(c) for c in self.children]
+        index = self.children.index(self.current_child)
+        weights, waits = self.weights, self.waits
+        total = sum(w for i, w in enumerate(weights) if not waits[i] > 0)
+        ready = [f"{names[i]} {num(w)}" for i, w in enumerate(weights) if i != index and w > 0 and not waits[i] > 0]
+        cooling = [f"{names[i]} ({waits[i]:.0f} s)" for i in range(len(waits)) if waits[i] > 0 and i != index]
+        text = f"picked by chance, weight {num(weights[index])} of {num(total)}"
+        if ready:
+            text += f" ({and_list(ready)})"
+        if cooling:
+            text += f"; cooling down: {and_list(cooling)}"
+        return text
 
 
 @dataclass(frozen=True)
@@ -167,6 +205,8 @@ class Scoring(_OneOf):
         self.reevaluate = reevaluate
         self.running_bonus = running_bonus
         self.last_choice_scores: list[float] = []
+        self.last_values: dict[str, float] = {}
+        self.took_over_from: int | None = None
 
     def _candidates(self, running: int | None, values: Mapping[str, float]) -> list[ScoredCandidate]:
         now = self.ctx.now()
@@ -198,8 +238,7 @@ class Scoring(_OneOf):
         values = self._values()
         candidates = self._candidates(None, values)
         index = choose_scored(candidates, values, self.ctx.rng, noise=self.noise, running_bonus=self.running_bonus)
-        if self.ctx.explain is not None:
-            self._explain(candidates, values, index, None)
+        self._remember(candidates, values, None)
         return index
 
     def rechoose(self, running: int) -> int:
@@ -208,18 +247,35 @@ class Scoring(_OneOf):
         values = self._values()
         candidates = self._candidates(running, values)
         best = choose_scored(candidates, values, self.ctx.rng, noise=self.noise, running_bonus=self.running_bonus)
-        if self.ctx.explain is not None and best is not None and best != running:
-            self._explain(candidates, values, best, running)
+        if best is not None and best != running:
+            self._remember(candidates, values, running)
         return running if best is None else best
 
-    def _explain(self, candidates: Sequence[ScoredCandidate], values: Mapping[str, float], picked: int | None,
-                 running: int | None) -> None:
-        """Tell the context's listener each child's score (before noise) and the emotions read."""
-        assert self.ctx.explain is not None
+    def _remember(self, candidates: Sequence[ScoredCandidate], values: Mapping[str, float],
+                  running: int | None) -> None:
+        """Keep each child's score (before noise) and the emotions read, for :meth:`decision`."""
         used = {emotion for spec in self.scores for emotion, _graph in spec.emotions}
-        self.ctx.explain(self, {"kind": "scoring", "picked": picked, "running": running, "noise": self.noise,
-                                "scores": [candidate_score(c, values) for c in candidates],
-                                "values": {e: values[e] for e in sorted(used) if e in values}})
+        self.last_choice_scores = [candidate_score(c, values) for c in candidates]
+        self.last_values = {e: values[e] for e in sorted(used) if e in values}
+        self.took_over_from = running
+
+    def decision(self) -> str:
+        """``best mood score 0.6, over sulk 0.1 (plus up to 0.05 of chance). Mood: Happy 0.5``."""
+        if self.current_child is None or not self.last_choice_scores:
+            return ""
+        names = [label(c) for c in self.children]
+        index = self.children.index(self.current_child)
+        scores = self.last_choice_scores
+        others = [f"{names[i]} {num(v)}" if v > 0 else f"{names[i]} vetoed" for i, v in enumerate(scores) if i != index]
+        text = f"best mood score {num(scores[index])}"
+        if others:
+            text += f", over {and_list(others)}"
+        if self.noise:
+            text += f" (plus up to {num(self.noise)} of chance)"
+        if self.took_over_from is not None and self.took_over_from != index:
+            text += f"; it took over from {names[self.took_over_from]}"
+        mood = ", ".join(f"{k} {num(v)}" for k, v in self.last_values.items())
+        return text + (f". Mood: {mood}" if mood else "")
 
 
 class StartMoodGate(Decorator):
@@ -263,3 +319,9 @@ class StartMoodGate(Decorator):
             return Status.FAILURE
         self.feedback_message = ""
         return self.decorated.status
+
+    def explain(self, passed: bool, depth: int = 0) -> str:
+        """Failed: the start mood score it compared; otherwise its child's reason."""
+        if not passed and self._blocked:
+            return self.feedback_message or "its start mood score is too low"
+        return structural_reason(self, passed, depth)

@@ -16,6 +16,7 @@ from driver.events import ORIENTATIONS
 from driver.samples import RobotStatus
 
 from .actions import ContextBehaviour
+from .explain import ago, num
 
 __all__ = [
     "BatteryLow",
@@ -30,10 +31,30 @@ __all__ = [
 
 
 class _Condition(ContextBehaviour):
-    """Base: ``check()`` returns True/False, or a string saying why it cannot tell (FAILURE)."""
+    """Base: ``check()`` returns True/False, or a string saying why it cannot tell (FAILURE).
+
+    ``explain(passed)`` is its answer in words with the value it compared; each condition says
+    it in :meth:`in_words`, and without what it reads (no mood, no robot) it names itself.
+    """
+
+    is_condition = True
 
     def check(self) -> bool | str:
         raise NotImplementedError
+
+    def in_words(self, passed: bool) -> str | None:
+        """The answer with the values compared (``Excited is 0.52, above 0.4``), or None when it cannot say."""
+        raise NotImplementedError
+
+    def explain(self, passed: bool, depth: int = 0) -> str:
+        """Why it held (``passed``) or failed on its last tick."""
+        said = self.in_words(passed)
+        if said is not None:
+            return said
+        why = self.feedback_message
+        if why and why not in ("yes", "no"):
+            return f"{self.name}: {why}"
+        return f"{self.name}: {'yes' if passed else 'no'}"
 
     def update(self) -> Status:
         result = self.check()
@@ -55,6 +76,9 @@ class MoodAbove(_Condition):
             return "no mood"
         return self.ctx.mood.value(self.emotion) > self.value
 
+    def in_words(self, passed: bool) -> str | None:
+        return _mood_sentence(self.ctx, self.emotion, self.value, "above", passed)
+
 
 class MoodBelow(_Condition):
     """SUCCESS while the emotion ``emotion`` is strictly below ``value``."""
@@ -68,6 +92,9 @@ class MoodBelow(_Condition):
             return "no mood"
         return self.ctx.mood.value(self.emotion) < self.value
 
+    def in_words(self, passed: bool) -> str | None:
+        return _mood_sentence(self.ctx, self.emotion, self.value, "below", passed)
+
 
 class SimpleMoodIs(_Condition):
     """SUCCESS while the simple mood (LowStim, MedStim, HighStim, Frustrated) is one of ``moods``."""
@@ -80,6 +107,12 @@ class SimpleMoodIs(_Condition):
         if self.ctx.mood is None:
             return "no mood"
         return str(self.ctx.mood.simple_mood()) in self.moods
+
+    def in_words(self, passed: bool) -> str | None:
+        if self.ctx.mood is None:
+            return None
+        wanted = " or ".join(sorted(self.moods))
+        return f"simple mood is {self.ctx.mood.simple_mood().value}" + ("" if passed else f", not {wanted}")
 
 
 class RecentEvent(_Condition):
@@ -111,9 +144,22 @@ class RecentEvent(_Condition):
             return True
         return False
 
+    def in_words(self, passed: bool) -> str | None:
+        if self.value is False:
+            what = f"{self.kind} (off)"
+        elif isinstance(self.value, str):
+            what = f"{self.kind} {self.value}"
+        else:
+            what = self.kind
+        if passed and self.matched is not None:
+            return f"{what} {ago(self.ctx.now(), self.matched.at)} ago, within {num(self.within_s)} s"
+        return f"no {what} within {num(self.within_s)} s"
+
 
 class _StatusFlag(_Condition):
     flag: RobotStatus
+    #: What the flag means, in words: "on the charger", "held in the air".
+    meaning: str
 
     def check(self) -> bool | str:
         state = self.ctx.robot_state
@@ -121,17 +167,22 @@ class _StatusFlag(_Condition):
             return "no robot state"
         return state.has(self.flag)
 
+    def in_words(self, passed: bool) -> str | None:
+        return self.meaning if passed else f"not {self.meaning}"
+
 
 class OnCharger(_StatusFlag):
     """SUCCESS while the robot sits on its charger contacts."""
 
     flag = RobotStatus.IS_ON_CHARGER
+    meaning = "on the charger"
 
 
 class PickedUp(_StatusFlag):
     """SUCCESS while the robot is held in the air."""
 
     flag = RobotStatus.IS_PICKED_UP
+    meaning = "held in the air"
 
 
 class BatteryLow(_Condition):
@@ -146,6 +197,12 @@ class BatteryLow(_Condition):
         if state is None:
             return "no robot state"
         return state.battery.voltage_v < self.volts
+
+    def in_words(self, passed: bool) -> str | None:
+        state = self.ctx.robot_state
+        if state is None:
+            return None
+        return f"battery {state.battery.voltage_v:.2f} V, {'' if passed else 'not '}below {num(self.volts)} V"
 
 
 #: Orientation names a condition may ask for: the driver's, plus ``on_side`` for either side.
@@ -176,6 +233,17 @@ class OrientationIs(_Condition):
         if orientation is None:
             return "no robot orientation"
         return orientation in self.orientations
+
+    def in_words(self, passed: bool) -> str | None:
+        now = current_orientation(self.ctx) or "unknown"
+        wanted = ' or '.join(o.replace('_', ' ') for o in sorted(self.orientations))
+        return f"lying {now.replace('_', ' ')}" + ("" if passed else f", not {wanted}")
+
+
+def _mood_sentence(ctx: BrainContext, emotion: str, value: float, side: str, passed: bool) -> str | None:
+    if ctx.mood is None:
+        return None
+    return f"{emotion} is {num(ctx.mood.value(emotion))}, {'' if passed else 'not '}{side} {num(value)}"
 
 
 def current_orientation(ctx: BrainContext) -> str | None:

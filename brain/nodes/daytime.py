@@ -8,7 +8,7 @@ at the start of every beat, so a whole tick sees one answer. Without a day clock
 from __future__ import annotations
 
 from brain.context import BrainContext
-from brain.rhythm import TimeRange
+from brain.rhythm import TimeRange, format_clock
 
 from .conditions import _Condition
 
@@ -24,6 +24,9 @@ class QuietHours(_Condition):
             return "no day clock"
         return bool(rhythm.quiet)
 
+    def in_words(self, passed: bool) -> str | None:
+        return _at(self.ctx, "in the quiet hours" if passed else "not in the quiet hours")
+
 
 class Night(_Condition):
     """SUCCESS between the personality's bedtime and wake-up time."""
@@ -33,6 +36,9 @@ class Night(_Condition):
         if rhythm is None:
             return "no day clock"
         return bool(rhythm.night)
+
+    def in_words(self, passed: bool) -> str | None:
+        return _at(self.ctx, "night" if passed else "not night")
 
 
 class TimeOfDay(_Condition):
@@ -47,3 +53,15 @@ class TimeOfDay(_Condition):
         if rhythm is None:
             return "no day clock"
         return self.range.contains(rhythm.time_of_day())
+
+    def in_words(self, passed: bool) -> str | None:
+        span = f"{format_clock(self.range.start_s)} to {format_clock(self.range.end_s)}"
+        return _at(self.ctx, f"{'' if passed else 'not '}from {span}")
+
+
+def _at(ctx: BrainContext, what: str) -> str | None:
+    """``it is 23:10, night``: the sentence with the local time, None without a day clock."""
+    rhythm = ctx.rhythm
+    if rhythm is None:
+        return None
+    return f"it is {format_clock(rhythm.time_of_day())}, {what}"

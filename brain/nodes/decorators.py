@@ -1,24 +1,95 @@
-"""Decorators that need the robot's clock: cooldown, timeout and timer.
+"""Decorators: the ones that need the robot's clock (cooldown, timeout, timer) and py_trees' others.
 
 py_trees' own ``Timeout`` reads ``time.monotonic`` directly; these read the context's
 clock instead, so an offline simulation and the tests can drive time. py_trees' other
-decorators (inverter, one-shot, repeat, retry, status converters) are used as they are.
+decorators (inverter, one-shot, repeat, retry, status converters) are used as they are, with
+an explanation added (:class:`Explained`): every decorator says why it passed or failed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from py_trees import decorators as pt
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from py_trees.decorators import Decorator
 
 from brain.context import BrainContext
 
-__all__ = ["Cooldown", "Timeout", "Timer"]
+from .explain import structural_reason
+
+__all__ = [
+    "Cooldown",
+    "Explained",
+    "FailureIsRunning",
+    "FailureIsSuccess",
+    "Inverter",
+    "OneShot",
+    "Repeat",
+    "Retry",
+    "RunningIsFailure",
+    "RunningIsSuccess",
+    "SuccessIsFailure",
+    "SuccessIsRunning",
+    "Timeout",
+    "Timer",
+]
 
 
-class Cooldown(Decorator):
+class Explained(Decorator):
+    """A decorator that explains itself by its child: it passed for the child's reason, or failed for it.
+
+    An inverter swaps the two (:func:`brain.nodes.explain.structural_reason`); a decorator that
+    failed while its child did not says its own feedback (``timed out``).
+    """
+
+    def explain(self, passed: bool, depth: int = 0) -> str:
+        """Why it passed or failed on its last tick."""
+        return structural_reason(self, passed, depth)
+
+
+class Inverter(Explained, pt.Inverter):
+    """py_trees' inverter: it passed because its child failed, and the other way round."""
+
+
+class OneShot(Explained, pt.OneShot):
+    """py_trees' one-shot, explained by its child."""
+
+
+class Repeat(Explained, pt.Repeat):
+    """py_trees' repeat, explained by its child."""
+
+
+class Retry(Explained, pt.Retry):
+    """py_trees' retry, explained by its child."""
+
+
+class FailureIsSuccess(Explained, pt.FailureIsSuccess):
+    """py_trees' FAILURE → SUCCESS: it passed, whatever its child said."""
+
+
+class FailureIsRunning(Explained, pt.FailureIsRunning):
+    """py_trees' FAILURE → RUNNING, explained by its child."""
+
+
+class SuccessIsFailure(Explained, pt.SuccessIsFailure):
+    """py_trees' SUCCESS → FAILURE: it failed, whatever its child said."""
+
+
+class SuccessIsRunning(Explained, pt.SuccessIsRunning):
+    """py_trees' SUCCESS → RUNNING, explained by its child."""
+
+
+class RunningIsSuccess(Explained, pt.RunningIsSuccess):
+    """py_trees' RUNNING → SUCCESS, explained by its child."""
+
+
+class RunningIsFailure(Explained, pt.RunningIsFailure):
+    """py_trees' RUNNING → FAILURE, explained by its child."""
+
+
+class Cooldown(Explained):
     """Let the child run again only ``seconds`` after it last ran; FAILURE meanwhile.
 
     "Ran" means the child got going — it returned RUNNING or SUCCESS at least once — so a
@@ -65,8 +136,14 @@ class Cooldown(Decorator):
             self.last_ran = self.ctx.now()
             self._ran = False
 
+    def explain(self, passed: bool, depth: int = 0) -> str:
+        """Failed while cooling down: how long is left; otherwise its child's reason."""
+        if not passed and self.remaining() > 0 and self.decorated.status is not Status.FAILURE:
+            return f"cooling down, {self.remaining():.0f} s left"
+        return structural_reason(self, passed, depth)
 
-class Timeout(Decorator):
+
+class Timeout(Explained):
     """FAILURE (and the child is stopped) when the child runs longer than ``seconds``."""
 
     def __init__(self, name: str, child: Behaviour, ctx: BrainContext, seconds: float) -> None:
@@ -84,13 +161,13 @@ class Timeout(Decorator):
 
     def update(self) -> Status:
         if self.decorated.status is Status.RUNNING and self.ctx.now() >= self.ends_at:
-            self.feedback_message = "timed out"
+            self.feedback_message = f"timed out after {self.seconds:g} s"
             self.decorated.stop(Status.INVALID)
             return Status.FAILURE
         return self.decorated.status
 
 
-class Timer(Decorator):
+class Timer(Explained):
     """SUCCESS (and the child is stopped) once the child has run for ``seconds``.
 
     The counterpart of :class:`Timeout` for "do this for a while": look around for 20 s,
@@ -112,7 +189,7 @@ class Timer(Decorator):
 
     def update(self) -> Status:
         if self.decorated.status is Status.RUNNING and self.ctx.now() >= self.ends_at:
-            self.feedback_message = "time is up"
+            self.feedback_message = f"ran its {self.seconds:g} s"
             self.decorated.stop(Status.INVALID)
             return Status.SUCCESS
         return self.decorated.status

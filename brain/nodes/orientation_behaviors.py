@@ -13,19 +13,19 @@ from typing import Any
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from py_trees.composites import Sequence as SequenceNode
-from py_trees.decorators import Decorator
 
 from brain.context import BrainContext
 
 from .actions import FireEmotionEvent, PlayAnimationTrigger, StopMotors, Wait, _Polled
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, triggers_param
 from .conditions import current_orientation
+from .decorators import Explained
 from .params import Param
 
 __all__ = ["ORIENTATION_CLASSES", "PlayForOrientation", "WhileOrientation"]
 
 
-class WhileOrientation(Decorator):
+class WhileOrientation(Explained):
     """Run the child again and again while the robot lies in one of ``orientations``.
 
     The reactions to lying on the back, face or side are attempts (flip over, roll, wiggle)

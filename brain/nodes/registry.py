@@ -19,7 +19,6 @@ from typing import Any
 
 from py_trees import behaviours as pt_behaviours
 from py_trees import common
-from py_trees import decorators as pt_decorators
 from py_trees.behaviour import Behaviour
 from py_trees.composites import Parallel, Selector
 from py_trees.composites import Sequence as SequenceNode
@@ -29,6 +28,7 @@ from brain.graph import Graph
 from brain.rhythm import parse_clock
 from driver.events import EVENT_KINDS
 
+from . import decorators as dec
 from .actions import (
     BackpackLights,
     Drive,
@@ -107,7 +107,7 @@ def _decorator(name: str, build: Callable[..., Behaviour], doc: str, **params: P
     return NodeType(name, "decorator", build, params, doc)
 
 
-def _pt(cls: type) -> Callable[..., Behaviour]:
+def _wrap(cls: type) -> Callable[..., Behaviour]:
     return lambda name, ctx, child: cls(name=name, child=child)
 
 
@@ -139,7 +139,7 @@ def _time_of_day(name: str, ctx: BrainContext, **between: str) -> Behaviour:
 def _one_shot(name: str, ctx: BrainContext, child: Behaviour, policy: str = "on_success") -> Behaviour:
     chosen = (common.OneShotPolicy.ON_SUCCESSFUL_COMPLETION if policy == "on_success"
               else common.OneShotPolicy.ON_COMPLETION)
-    return pt_decorators.OneShot(name=name, child=child, policy=chosen)
+    return dec.OneShot(name=name, child=child, policy=chosen)
 
 
 _LIST: list[NodeType] = [
@@ -179,21 +179,21 @@ _LIST: list[NodeType] = [
                "FAILURE (child stopped) when the child runs longer than `seconds`.", seconds=_SECONDS),
     _decorator("timer", lambda name, ctx, child, seconds: Timer(name, child, ctx, seconds),
                "SUCCESS (child stopped) once the child has run `seconds`.", seconds=_SECONDS),
-    _decorator("inverter", _pt(pt_decorators.Inverter), "Swap SUCCESS and FAILURE."),
+    _decorator("inverter", _wrap(dec.Inverter), "Swap SUCCESS and FAILURE."),
     _decorator("one_shot", _one_shot, "Run the child to completion once, then repeat its result.",
                policy=Param("str", default="on_success", choices=("on_success", "on_completion"))),
-    _decorator("repeat", lambda name, ctx, child, count=-1: pt_decorators.Repeat(name, child, count),
+    _decorator("repeat", lambda name, ctx, child, count=-1: dec.Repeat(name, child, count),
                "Run the child again after each success, `count` times (-1: forever); FAILURE stops it.",
                count=Param("int", default=-1)),
-    _decorator("retry", lambda name, ctx, child, count: pt_decorators.Retry(name, child, count),
+    _decorator("retry", lambda name, ctx, child, count: dec.Retry(name, child, count),
                "Run the child again after each failure, up to `count` failures.",
                count=Param("int", required=True, minimum=1)),
-    _decorator("failure_is_success", _pt(pt_decorators.FailureIsSuccess), "FAILURE → SUCCESS."),
-    _decorator("failure_is_running", _pt(pt_decorators.FailureIsRunning), "FAILURE → RUNNING."),
-    _decorator("success_is_failure", _pt(pt_decorators.SuccessIsFailure), "SUCCESS → FAILURE."),
-    _decorator("success_is_running", _pt(pt_decorators.SuccessIsRunning), "SUCCESS → RUNNING."),
-    _decorator("running_is_success", _pt(pt_decorators.RunningIsSuccess), "RUNNING → SUCCESS."),
-    _decorator("running_is_failure", _pt(pt_decorators.RunningIsFailure), "RUNNING → FAILURE."),
+    _decorator("failure_is_success", _wrap(dec.FailureIsSuccess), "FAILURE → SUCCESS."),
+    _decorator("failure_is_running", _wrap(dec.FailureIsRunning), "FAILURE → RUNNING."),
+    _decorator("success_is_failure", _wrap(dec.SuccessIsFailure), "SUCCESS → FAILURE."),
+    _decorator("success_is_running", _wrap(dec.SuccessIsRunning), "SUCCESS → RUNNING."),
+    _decorator("running_is_success", _wrap(dec.RunningIsSuccess), "RUNNING → SUCCESS."),
+    _decorator("running_is_failure", _wrap(dec.RunningIsFailure), "RUNNING → FAILURE."),
     # actions
     _leaf("play_animation", lambda name, ctx, trigger: PlayAnimationTrigger(name, ctx, trigger),
           "Play an animation trigger and wait for it.", trigger=_S),
