@@ -23,15 +23,24 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from brain.arousal import Arousal
 from brain.reactions import event_value_matches
+from brain.world import WorldModel
+from driver.samples import RobotStateSample
+
+if TYPE_CHECKING:  # the context is imported by the layers these come from
+    from brain.assets.resource_set import ResourceSet
+    from brain.mood import Mood
+    from brain.rhythm import DayRhythm
 
 __all__ = [
     "AnimationProvider",
     "BrainContext",
     "event_value_matches",
     "PlayHandle",
+    "RobotLike",
     "TimedAnimations",
     "TimedHandle",
 ]
@@ -68,6 +77,36 @@ class AnimationProvider(Protocol):
     def play_clip(self, name: str) -> PlayHandle: ...
 
     def set_face_expression(self, name: str) -> None: ...
+
+
+class RobotLike(Protocol):
+    """What the nodes ask of the robot (:class:`driver.robot.Robot` is one).
+
+    Motions return a pollable action (``done()``, ``succeeded``); the state is the latest
+    :class:`driver.samples.RobotStateSample` (None before the first); ``orientation`` says how
+    the robot lies (``upright``, ``in_air``, ``on_back`` …).
+    """
+
+    state: RobotStateSample | None
+
+    @property
+    def orientation(self) -> str: ...
+
+    def set_head_angle(self, angle_rad: float, *, max_speed: float = ..., accel: float = ...,
+                       duration: float = ..., timeout: float = ...) -> Any: ...
+
+    def set_lift_height(self, height_mm: float, *, max_speed: float = ..., accel: float = ...,
+                        duration: float = ..., timeout: float = ...) -> Any: ...
+
+    def turn_in_place(self, angle_rad: float, *, speed: float = ..., accel: float = ..., tolerance: float = ...,
+                      absolute: bool = ..., timeout: float = ...) -> Any: ...
+
+    def drive_wheels(self, left_mmps: float, right_mmps: float, left_accel: float = ...,
+                     right_accel: float = ...) -> None: ...
+
+    def stop_all_motors(self) -> None: ...
+
+    def set_backpack_lights(self, colors: tuple[int, int, int, int, int]) -> None: ...
 
 
 class TimedHandle:
@@ -136,20 +175,26 @@ class BrainContext:
     seconds — the default matches the event loop's clock, which stamps robot events;
     ``events`` holds recent robot events (anything with ``.at`` and ``.kind``), appended by
     the heartbeat at the start of each tick; ``branch`` is the tick's scratch pad: nodes write
-    what they are doing (``branch["behavior"]`` …) for logs and the dashboard; ``rhythm`` tells
-    the local time of day and whether the personality's quiet hours or night are on.
+    what they are doing (``branch["animation"]`` …) for the dashboard; ``rhythm`` tells the local
+    time of day and whether the personality's quiet hours or night are on.
+
+    Brain state beside the mood, written by the tick only: ``world`` (what the robot knows of its
+    surroundings: faces, motion, cubes) and ``arousal`` (awake, drowsy or asleep, since when and
+    why; the sleep behaviours write it, the day report and the dashboard read it).
     """
 
-    robot: Any = None
-    mood: Any = None
+    robot: RobotLike | None = None
+    mood: Mood | None = None
     clock: Callable[[], float] = time.monotonic
     animations: AnimationProvider | None = None
-    resources: Any = None
+    resources: ResourceSet | None = None
     rng: random.Random = field(default_factory=random.Random)
     events: deque[Any] = field(default_factory=lambda: deque(maxlen=DEFAULT_EVENT_MEMORY))
     branch: dict[str, Any] = field(default_factory=dict)
-    #: the day's rhythm (:class:`brain.rhythm.DayRhythm`): local time, quiet hours, night; None offline
-    rhythm: Any = None
+    #: the day's rhythm: local time, quiet hours, night; None offline
+    rhythm: DayRhythm | None = None
+    world: WorldModel = field(default_factory=WorldModel)
+    arousal: Arousal = field(default_factory=Arousal)
     #: The same events filed by kind, each kind with its own memory: a condition asking for a rare
     #: kind ("poked within 90 s") reads a short list, and frequent status events cannot push a
     #: rare one out of memory.
@@ -204,6 +249,6 @@ class BrainContext:
         return bool(self.mood.trigger_event(name, self.clock()))
 
     @property
-    def robot_state(self) -> Any:
+    def robot_state(self) -> RobotStateSample | None:
         """The robot's latest state sample, or None (offline, or before the first state)."""
         return getattr(self.robot, "state", None) if self.robot is not None else None

@@ -74,6 +74,9 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                 assert len(state["statuses"]) == len(nodes) and state["robot"]["connected"]
                 assert state["branch"].startswith("freeplay > ") and state["personality"] == "default"
                 assert {n["name"] for n in nodes if n["kind"] == "reaction"} >= {"RobotPickedUp", "CliffDetected"}
+                # the brain's typed state: awake since the start, nothing seen yet (the camera is off)
+                assert state["arousal"]["state"] == "awake" and state["arousal"]["why"] == "started"
+                assert state["world"] == {"faces": [], "motion": None, "cubes": []}
 
                 async with http.ws_connect(daemon.url + "ws") as ws:
                     hello = json.loads((await ws.receive(timeout=5)).data)

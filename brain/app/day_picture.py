@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from .liveliness import ANSWERABLE_STIMULI, PAUSE
+from .liveliness import ANSWERABLE_STIMULI, PAUSE, sleep_spans
 
 __all__ = ["day_svg"]
 
@@ -107,19 +107,6 @@ def _grid(c: _Canvas, top: float, bottom: float) -> None:
     c.parts[0:0] = lines
 
 
-def _sleeps(timeline: Sequence[Mapping[str, Any]], end: float) -> list[tuple[float, float]]:
-    out, since = [], None
-    for e in timeline:
-        if e["kind"] == "sleep" and since is None:
-            since = float(e["t"])
-        elif e["kind"] == "wake" and since is not None:
-            out.append((since, float(e["t"])))
-            since = None
-    if since is not None:
-        out.append((since, end))
-    return out
-
-
 def _behaviour_rows(timeline: Sequence[Mapping[str, Any]], end: float) -> list[tuple[str, list[tuple[float, float]]]]:
     changes = [e for e in timeline if e["kind"] == "behaviour"]
     spans: dict[str, list[tuple[float, float]]] = {}
@@ -147,7 +134,7 @@ def day_svg(report: Mapping[str, Any]) -> str:
     c.y += 22
     _axis(c)
     top = c.y
-    sleeps = _sleeps(timeline, duration)
+    sleeps = sleep_spans(timeline, duration)
     quiet_spans = [(float(a), float(b)) for a, b in (report.get("quiet") or {}).get("spans", [])]
     c.label(c.y + ROW - 3, "awake / asleep")
     c.bars(c.y, [(0.0, duration)], "#8fd18a", title="awake")

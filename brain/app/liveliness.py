@@ -42,6 +42,7 @@ __all__ = [
     "ANSWER_WITHIN_S",
     "PAUSE",
     "WAKE_UP_TRIGGERS",
+    "sleep_spans",
     "liveliness",
     "worst_of",
 ]
@@ -80,8 +81,12 @@ def _entries(timeline: Iterable[Mapping[str, Any]], kind: str) -> list[Mapping[s
     return [e for e in timeline if e["kind"] == kind]
 
 
-def _sleeps(timeline: Sequence[Mapping[str, Any]], end: float) -> list[tuple[float, float]]:
-    """(fell asleep, woke) pairs; a sleep still going at the end ends at ``end``."""
+def sleep_spans(timeline: Sequence[Mapping[str, Any]], end: float) -> list[tuple[float, float]]:
+    """(fell asleep, woke) pairs from a day's timeline; a sleep still going at the end ends at ``end``.
+
+    The recorder writes a ``sleep`` and a ``wake`` entry as the brain's arousal changes; this is
+    the one reading of them, for the report's measures and its picture.
+    """
     out: list[tuple[float, float]] = []
     since: float | None = None
     for e in timeline:
@@ -202,7 +207,7 @@ def liveliness(timeline: Sequence[Mapping[str, Any]], *, duration_s: float, wake
     emotion's ``min`` and ``max`` (the report's ``mood``).
     """
     end = float(duration_s)
-    sleeps = _sleeps(timeline, end)
+    sleeps = sleep_spans(timeline, end)
     asleep = sum(b - a for a, b in sleeps)
     awake = max(0.0, end - asleep)
     spans = _behaviour_spans(timeline, end, sleeps)

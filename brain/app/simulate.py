@@ -209,7 +209,7 @@ def _attach(brain: Any, sim: Any, controller: Any, recorder: Recorder) -> None:
         pause = active is None and isinstance(brain.root.tip(), (Wait, RandomWait))
         recorder.beat(snap.at, snap.branch, active.trigger if active is not None else None,
                       mood.get("emotions", {}), str(mood.get("simple_mood", "")),
-                      bool(brain.ctx.branch.get("sleeping")), list(snap.events), pause=pause,
+                      brain.ctx.arousal.asleep, list(snap.events), pause=pause,
                       quiet=brain.rhythm.quiet)
 
     def on_message(msg: Any) -> None:

@@ -362,10 +362,15 @@ class Monitor:
 
     def state(self) -> dict[str, Any]:
         """A snapshot for scripts (``GET /api/state``): now, the tree, the last decision, recent events."""
-        return {"t": round(self.clock(), 3), **self._now_block(),
-                "tree": self.tree.as_dict() if self.tree is not None else None,
-                "decision": self.decisions[-1] if self.decisions else None,
-                "events": list(self.events)[-50:]}
+        out = {"t": round(self.clock(), 3), **self._now_block(),
+               "tree": self.tree.as_dict() if self.tree is not None else None,
+               "decision": self.decisions[-1] if self.decisions else None,
+               "events": list(self.events)[-50:]}
+        if self.brain is not None:
+            arousal = self.brain.ctx.arousal
+            out["arousal"] = {"state": arousal.state, "since": round(arousal.since, 3), "why": arousal.why}
+            out["world"] = self.brain.ctx.world.snapshot()
+        return out
 
     def at(self, t: float, have_version: int | None = None) -> dict[str, Any]:
         """The tree, mood, branch and decision as they were at time ``t`` (the page's rewind)."""

@@ -372,6 +372,8 @@ class LookAround(ContextBehaviour):
 
     def _next(self) -> Any:
         rng, robot = self.ctx.rng, self.ctx.robot
+        if robot is None:
+            raise RuntimeError("no robot")
         if rng.random() < 0.5:
             return robot.set_head_angle(math.radians(rng.uniform(*self.head_range_deg)))
         degrees = rng.uniform(*self.turn_range_deg) * (1 if rng.random() < 0.5 else -1)
@@ -463,13 +465,13 @@ class BackpackLights(ContextBehaviour):
         super().__init__(name, ctx)
         if (colors is None) == (pattern is None):
             raise ValueError("BackpackLights needs exactly one of colors or pattern")
-        self.words: tuple[int, ...] | None = None
+        self.words: tuple[int, int, int, int, int] | None = None
         self.pattern = pattern
         if colors is not None:
             self.words = self._words(colors)
 
     @staticmethod
-    def _words(colors: Sequence[Any]) -> tuple[int, ...]:
+    def _words(colors: Sequence[Any]) -> tuple[int, int, int, int, int]:
         parsed = [parse_color(c) for c in colors]
         if len(parsed) == 1:
             parsed = parsed * 5
@@ -477,9 +479,10 @@ class BackpackLights(ContextBehaviour):
             parsed = [(0, 0, 0), *parsed, (0, 0, 0)]
         if len(parsed) != 5:
             raise ValueError(f"expected 1, 3 or 5 colours, got {len(parsed)}")
-        return tuple(rgb555(c) for c in parsed)
+        a, b, c, d, e = (rgb555(c) for c in parsed)
+        return a, b, c, d, e
 
-    def resolve(self) -> tuple[int, ...]:
+    def resolve(self) -> tuple[int, int, int, int, int]:
         """The five LED words to send."""
         if self.words is not None:
             return self.words

@@ -47,6 +47,9 @@ SLEEPER_PARAMS: dict[str, Param] = {
 class SleepUntilWoken(ContextBehaviour):
     """Sleep: sleepy face, head down, lift down, dim lights; RUNNING until a wake event.
 
+    It writes the brain's arousal: asleep when it starts (the behaviour that put it to sleep
+    is the reason), awake when it ends (``woken by poked``, ``nap over``, or ``interrupted``).
+
     Wake events are robot events of ``wake_on`` kinds (a poke, a pick-up, the button, a cube
     tap …) that arrive after it fell asleep. With ``max_s`` it also wakes after that long (a
     nap). A get-in animation is asked for if given; if it cannot play, it sleeps anyway.
@@ -74,7 +77,7 @@ class SleepUntilWoken(ContextBehaviour):
         self.fell_asleep_at = self.ctx.now()
         self.paused_s = 0.0
         self.woken_by = None
-        self.describe(sleeping=True)
+        self.ctx.arousal.fall_asleep(self.fell_asleep_at, self.parent.name if self.parent is not None else self.name)
         anims = self.ctx.animations
         if anims is not None:
             try:
@@ -123,7 +126,9 @@ class SleepUntilWoken(ContextBehaviour):
         if self._anim is not None and not self._anim.done():
             _cancel(self._anim)
         self._anim = None
-        self.ctx.branch.pop("sleeping", None)
+        if new_status is not Status.RUNNING:
+            self.ctx.arousal.wake(self.ctx.now(), self.feedback_message if new_status is Status.SUCCESS
+                                  else "interrupted")
 
 
 def sleeper_node(name: str, ctx: BrainContext, max_s: float | None = None, wake_on: Sequence[str] | None = None,

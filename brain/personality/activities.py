@@ -99,7 +99,7 @@ def _chooser_children(builder: Builder, activity_id: Any, chooser: Any, scoring:
     children: list[Behaviour] = []
     scores: list[Any] = []
     for entry in chooser.behaviors if chooser is not None else ():
-        behavior = resources.behavior(entry.behavior_id)
+        behavior = resources.behavior(entry.behavior_id) if resources is not None else None
         if behavior is None or behavior.behavior_class not in BEHAVIOR_CLASSES:
             builder.issues.warn(loc, where, f"activity {activity_id!r}: behaviour {entry.behavior_id!r} is skipped "
                                 "(missing or not implemented)")

@@ -1,0 +1,80 @@
+"""Typed brain state: the arousal the sleepers write, the world model."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from py_trees.common import Status
+
+from brain.arousal import Arousal
+from brain.context import BrainContext
+from brain.mood import DEFAULT_CONFIG, Mood
+from brain.nodes.cozmo_behaviors import BehaviorSpec
+from brain.nodes.registry import BEHAVIOR_CLASSES
+from brain.world import Face, Motion, WorldModel
+from driver import events as ev
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _ctx(clock: Clock) -> BrainContext:
+    return BrainContext(mood=Mood(DEFAULT_CONFIG), clock=clock, rng=random.Random(1))
+
+
+def test_a_nap_writes_the_arousal_asleep_and_awake_with_why() -> None:
+    clock = Clock()
+    ctx = _ctx(clock)
+    nap = BEHAVIOR_CLASSES["Nap"](ctx, BehaviorSpec("Nap", "afternoon nap", {"napDuration_s": 60}))
+    assert ctx.arousal.state == "awake"
+    nap.tick_once()
+    assert (ctx.arousal.state, ctx.arousal.since, ctx.arousal.why) == ("asleep", 100.0, "afternoon nap")
+    clock.t += 61
+    nap.tick_once()
+    assert nap.status is Status.SUCCESS
+    assert (ctx.arousal.state, ctx.arousal.since, ctx.arousal.why) == ("awake", 161.0, "nap over")
+    assert [(c.state, c.why) for c in ctx.arousal.changes] == [("asleep", "afternoon nap"), ("awake", "nap over")]
+
+
+def test_a_poke_wakes_a_sleeper_and_says_so_and_an_interruption_too() -> None:
+    clock = Clock()
+    ctx = _ctx(clock)
+    sleep = BEHAVIOR_CLASSES["Sleep"](ctx, BehaviorSpec("Sleep", "Sleep", {}))
+    sleep.tick_once()
+    assert ctx.arousal.asleep
+    clock.t += 5
+    ctx.push_event(ev.Poked(clock.t))
+    sleep.tick_once()
+    assert not ctx.arousal.asleep and ctx.arousal.why == "woken by poked"
+    sleep.tick_once()
+    assert ctx.arousal.asleep
+    sleep.stop(Status.INVALID)  # a higher branch took over
+    assert ctx.arousal.state == "awake" and ctx.arousal.why == "interrupted"
+
+
+def test_arousal_refuses_unknown_states_and_keeps_a_bounded_history() -> None:
+    arousal = Arousal(max_changes=4)
+    with pytest.raises(ValueError, match="unknown arousal state 'dozing'"):
+        arousal.set("dozing", 1.0, "x")  # type: ignore[arg-type]
+    for i in range(10):
+        arousal.set("drowsy" if i % 2 else "asleep", float(i), f"step {i}")
+    assert len(arousal.changes) == 4 and arousal.changes[-1].why == "step 9"
+    arousal.set("drowsy", 20.0, "again")  # already drowsy: nothing changes
+    assert arousal.since == 9.0
+
+
+def test_the_world_model_forgets_what_it_has_not_seen_for_long() -> None:
+    world = WorldModel(face_ttl_s=60.0, motion_ttl_s=10.0)
+    world.faces[1] = Face(1, 0.0, 10.0, 300.0, 50.0, 200.0, 360.0, 0.2)
+    world.faces[2] = Face(2, 0.0, 50.0, 300.0, -50.0, 200.0, 360.0, -0.2)
+    world.motion = Motion(45.0, 0.1, 0.0, 0.05)
+    assert world.last_face() is world.faces[2]
+    world.expire(72.0)
+    assert list(world.faces) == [2] and world.motion is None
+    assert world.snapshot()["faces"] == [{"id": 2, "last_seen": 50.0, "distance_mm": 360, "bearing_deg": -11.5}]
