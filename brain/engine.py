@@ -92,10 +92,11 @@ class Brain:
         #: the decisions on the running branch the log last explained (see _explain)
         self._choices: frozenset[tuple[int, int]] = frozenset()
         self.heartbeat = Heartbeat(
-            None, rate_hz=heartbeat_hz, mood=self.ctx.mood, handlers=[self._on_events],
-            describe=self._describe, explain=self._explain, hazard=lambda: self.safety.hazard,
-            on_snapshot=self._publish, clock=loop.time,
+            None, rate_hz=heartbeat_hz, mood=self.ctx.mood, describe=self._describe, explain=self._explain,
+            hazard=lambda: self.safety.hazard, clock=loop.time,
         )
+        self.heartbeat.subscribe("events", self._on_events)
+        self.heartbeat.subscribe("snapshot", self._publish)
         self._remove = robot.add_listener(self.heartbeat.post)
         # The brain starts after the robot's start-up sequence, so it never hears that Connected
         # event; it is told once, so conditions such as "connected within 90 s" (just started:

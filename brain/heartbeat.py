@@ -12,8 +12,13 @@ overruns skips the beats it missed instead of bursting to catch up. A new rate
 
 The heartbeat can be *suspended* (the robot is lost): beats go on, events are drained and the
 mood decays, but the tree is not ticked. A beat that is over within one period of when it was
-due calls ``on_time`` (the service watchdog's keep-alive), so a stuck event loop, or beats that
+due notifies ``on_time`` (the service watchdog's keep-alive), so a stuck event loop, or beats that
 keep overrunning, stop the keep-alives.
+
+Observing the brain is one API, :meth:`Heartbeat.subscribe`: ``events`` (the robot events a beat
+drained, before the tick), ``snapshot`` (after every beat), ``change`` (after a beat whose
+branch changed, its snapshot saying why) and ``on_time``. Each subscription returns the function
+that ends it; a subscriber that raises is logged and the others still hear.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, overload
 
 from driver import events as ev
 from driver.samples import RobotStatus
@@ -32,6 +37,10 @@ from driver.samples import RobotStatus
 log = logging.getLogger(__name__)
 
 EventHandler = Callable[[list[ev.RobotEvent], float], None]
+SnapshotHandler = Callable[["Snapshot"], None]
+Unsubscribe = Callable[[], None]
+#: What :meth:`Heartbeat.subscribe` offers.
+SUBSCRIPTION_KINDS: tuple[str, ...] = ("events", "snapshot", "change", "on_time")
 
 
 class Tickable(Protocol):
@@ -86,6 +95,7 @@ class Heartbeat:
     ``describe`` names the running branch after each tick; ``explain`` says why it runs, asked
     only when the branch changes (the log's line and the snapshots' ``why``); ``hazard`` reports
     a safety hold. They are injected so the heartbeat knows nothing about py_trees specifics.
+    Whoever wants to hear of the beats subscribes (:meth:`subscribe`).
     """
 
     def __init__(
@@ -94,12 +104,9 @@ class Heartbeat:
         *,
         rate_hz: float = 10.0,
         mood: MoodLike | None = None,
-        handlers: list[EventHandler] | None = None,
         describe: Callable[[], str] | None = None,
         explain: Callable[[], str] | None = None,
         hazard: Callable[[], str | None] | None = None,
-        on_snapshot: Callable[[Snapshot], None] | None = None,
-        on_time: Callable[[float], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if rate_hz <= 0:
@@ -107,15 +114,10 @@ class Heartbeat:
         self.tree = tree
         self.period = 1.0 / rate_hz
         self.mood = mood
-        self.handlers = list(handlers or [])
         self.describe = describe
         self.explain = explain
         self.hazard = hazard
-        self.on_snapshot = on_snapshot
-        #: called with the period after each beat that is over within one period of its due time
-        self.on_time = on_time
-        #: also called with each snapshot (after ``on_snapshot``): status reporting and tools
-        self.observers: list[Callable[[Snapshot], None]] = []
+        self._subscribers: dict[str, list[Callable[..., None]]] = {kind: [] for kind in SUBSCRIPTION_KINDS}
         #: why the tree is not ticked (None: it is)
         self.suspended: str | None = None
         self.clock = clock
@@ -126,6 +128,41 @@ class Heartbeat:
         self._last_beat: float | None = None
         self._branch = ""
         self._why = ""
+
+    @overload
+    def subscribe(self, kind: Literal["events"], fn: EventHandler) -> Unsubscribe: ...
+
+    @overload
+    def subscribe(self, kind: Literal["snapshot", "change"], fn: SnapshotHandler) -> Unsubscribe: ...
+
+    @overload
+    def subscribe(self, kind: Literal["on_time"], fn: Callable[[float], None]) -> Unsubscribe: ...
+
+    def subscribe(self, kind: str, fn: Callable[..., None]) -> Unsubscribe:
+        """Call ``fn`` on every notification of ``kind``; returns the function that unsubscribes.
+
+        ``events``: ``fn(events, now)`` with the robot events a beat drained, before the tick;
+        ``snapshot``: ``fn(snapshot)`` after every beat; ``change``: ``fn(snapshot)`` after a beat
+        whose branch changed; ``on_time``: ``fn(period)`` after each beat that was over within one
+        period of when it was due. Subscribers hear in the order they subscribed.
+        """
+        if kind not in self._subscribers:
+            raise ValueError(f"unknown subscription {kind!r}; expected one of {', '.join(SUBSCRIPTION_KINDS)}")
+        subscribers = self._subscribers[kind]
+        subscribers.append(fn)
+
+        def unsubscribe() -> None:
+            if fn in subscribers:
+                subscribers.remove(fn)
+
+        return unsubscribe
+
+    def _notify(self, kind: str, *args: Any) -> None:
+        for fn in tuple(self._subscribers[kind]):
+            try:
+                fn(*args)
+            except Exception:
+                log.exception("%s subscriber %r failed", kind, fn)
 
     def post(self, event: ev.RobotEvent) -> None:
         """Queue a robot event for the next beat (register this as a Robot listener)."""
@@ -157,11 +194,7 @@ class Heartbeat:
         while self._queue:
             drained.append(self._queue.popleft())
         self.recent.extend(drained)
-        for handler in self.handlers:
-            try:
-                handler(drained, now)
-            except Exception:
-                log.exception("event handler failed")
+        self._notify("events", drained, now)
         if self.mood is not None and dt > 0:
             self.mood.update(dt)
         if self.suspended is not None:
@@ -194,10 +227,9 @@ class Heartbeat:
             else:
                 log.info("doing %s%s", branch or "nothing", f" - because {why}" if why else "")
         self.last = snap
-        if self.on_snapshot is not None:
-            self.on_snapshot(snap)
-        for observer in self.observers:
-            observer(snap)
+        self._notify("snapshot", snap)
+        if changed:
+            self._notify("change", snap)
         self.stats.tick_ms.append((time.perf_counter() - t0) * 1000.0)
         return snap
 
@@ -211,8 +243,8 @@ class Heartbeat:
         while not stop.is_set():
             self.beat()
             # on time: the beat is over within one period of when it was due
-            if self.on_time is not None and loop.time() - (start + k * period) <= period:
-                self.on_time(period)
+            if self._subscribers["on_time"] and loop.time() - (start + k * period) <= period:
+                self._notify("on_time", period)
             k += 1
             if self.period != period:  # new rate: a new schedule, starting one new period from now
                 start, period, k = loop.time(), self.period, 1

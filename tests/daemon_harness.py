@@ -129,7 +129,7 @@ async def start(cwd: Path, *args: str, notify: bool = False, env: dict[str, str]
     sim = await SimulatedCozmo("127.0.0.1", port).start()
     daemon = Daemon(sim)
     loop = asyncio.get_running_loop()
-    sim.on_message = lambda msg: daemon.received.append((loop.time(), type(msg).__name__, msg))
+    sim.add_message_listener(lambda msg: daemon.received.append((loop.time(), type(msg).__name__, msg)))
     environ = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")}
     environ.update(env or {})
     if notify:

@@ -124,7 +124,7 @@ def test_frames_arrive_at_30_per_second_and_images_only_when_changed() -> None:
             elif kind == "DisplayImage":
                 arrivals["image"].append(loop.time())
 
-        sim.on_message = spy
+        sim.add_message_listener(spy)
         # a face that changes every frame for 1.2 s: one image per frame
         moving = Clip("look", procedural_face=(ProceduralFace(0, face_center_x=-30.0),
                                                ProceduralFace(1200, face_center_x=30.0)))

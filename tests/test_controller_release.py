@@ -386,8 +386,8 @@ def test_the_in_memory_network_streams_clocked_frames_from_the_loop() -> None:
         await robot.connect(open_link=net.open_link)
         loop = asyncio.get_running_loop()
         arrivals: list[float] = []
-        sim.on_message = lambda msg: arrivals.append(loop.time()) \
-            if type(msg).__name__ in ("OutputAudio", "OutputSilence") else None
+        sim.add_message_listener(lambda msg: arrivals.append(loop.time())
+                                 if type(msg).__name__ in ("OutputAudio", "OutputSilence") else None)
         ctl = AnimationController(robot, seed=1)  # release="thread": the link has no thread to give
         try:
             pb = ctl.play(Clip("c", head_angle=(HeadAngle(0, 300, 20),)))

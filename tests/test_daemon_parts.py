@@ -134,8 +134,9 @@ def test_heartbeat_is_drift_free_and_drains_events_in_order() -> None:
         loop = asyncio.get_running_loop()
         assert isinstance(loop, VirtualTimeLoop)
         loop_box.append(loop)
-        hb = Heartbeat(tree, rate_hz=20, mood=mood, handlers=[lambda evs, now: seen.append([e.kind for e in evs])],
-                       describe=lambda: f"branch{tree.ticks // 10}", explain=lambda: "test", clock=loop.time)
+        hb = Heartbeat(tree, rate_hz=20, mood=mood, describe=lambda: f"branch{tree.ticks // 10}",
+                       explain=lambda: "test", clock=loop.time)
+        hb.subscribe("events", lambda evs, now: seen.append([e.kind for e in evs]))
         stop = asyncio.Event()
         hb.post(ev.Poked(0.0))
         hb.post(ev.ButtonPressed(0.0))

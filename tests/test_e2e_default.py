@@ -86,7 +86,7 @@ async def _start(tmp_path: Path, personality: Path, duration: float) -> World:
     sim = await SimulatedCozmo("127.0.0.1", 0).start()
     world = World(sim, duration)
     loop = asyncio.get_running_loop()
-    sim.on_message = lambda msg: world.received.append((loop.time(), type(msg).__name__, msg))
+    sim.add_message_listener(lambda msg: world.received.append((loop.time(), type(msg).__name__, msg)))
     world.proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "brain", "run", "--robot", f"127.0.0.1:{sim.port}",
         "--personality", str(personality), "--resources", str(RESOURCES), "--duration", str(duration),

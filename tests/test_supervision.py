@@ -59,7 +59,8 @@ def test_watchdog_keepalives_come_at_half_the_timeout_and_stop_while_beats_overr
                 sent_at.append(loop.time())
                 received.append(listener.recv(100))  # as systemd would, at once (its queue holds ten)
 
-        hb = Heartbeat(tree, rate_hz=10, on_time=on_time, clock=loop.time)
+        hb = Heartbeat(tree, rate_hz=10, clock=loop.time)
+        hb.subscribe("on_time", on_time)
         await hb.run(asyncio.Event(), duration=10.0)
 
     try:
@@ -81,7 +82,8 @@ def test_a_suspended_heartbeat_beats_without_ticking_the_tree() -> None:
     async def body() -> Heartbeat:
         loop = asyncio.get_running_loop()
         tree.loop = loop  # type: ignore[assignment]
-        hb = Heartbeat(tree, rate_hz=10, on_time=calls.append, clock=loop.time, describe=lambda: "tree")
+        hb = Heartbeat(tree, rate_hz=10, clock=loop.time, describe=lambda: "tree")
+        hb.subscribe("on_time", calls.append)
         hb.suspended = "waiting for the robot"
         await hb.run(asyncio.Event(), duration=1.0)
         return hb
@@ -97,7 +99,7 @@ def test_a_new_rate_takes_effect_on_the_next_beat() -> None:
     async def body() -> None:
         loop = asyncio.get_running_loop()
         hb = Heartbeat(None, rate_hz=10, clock=loop.time)
-        hb.observers.append(lambda snap: beats.append(snap.at))
+        hb.subscribe("snapshot", lambda snap: beats.append(snap.at))
         loop.call_at(1.05, hb.set_rate, 20.0)
         await hb.run(asyncio.Event(), duration=2.0)
 

@@ -237,8 +237,8 @@ class Daemon:
     def _serve(self, brain: Brain) -> None:
         """Start the heartbeat, the file watcher and the reloader, and tell systemd the daemon is up."""
         hb = brain.heartbeat
-        hb.observers.append(self._report)
-        hb.on_time = lambda period: self.notifier.watchdog(slack_s=period / 2)
+        hb.subscribe("snapshot", self._report)
+        hb.subscribe("on_time", lambda period: self.notifier.watchdog(slack_s=period / 2))
         self.supervisor.spawn(self._beat(brain), "heartbeat", may_end=True)
         self.supervisor.spawn(self._watch(brain), "personality watcher")
         self.supervisor.spawn(self._reloader(brain), "reloader")

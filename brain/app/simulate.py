@@ -197,13 +197,9 @@ def _attach(brain: Any, sim: Any, controller: Any, recorder: Recorder) -> None:
     from ..nodes.actions import RandomWait, Wait
 
     loop = asyncio.get_running_loop()
-    hb = brain.heartbeat
-    publish = hb.on_snapshot
     brain.reactions.on_start.append(lambda reaction: recorder.reaction(reaction.trigger, loop.time()))
 
     def on_snapshot(snap: Any) -> None:
-        if publish is not None:
-            publish(snap)
         active = brain.reactions.active
         mood = snap.mood or {}
         pause = active is None and isinstance(brain.root.tip(), (Wait, RandomWait))
@@ -220,15 +216,10 @@ def _attach(brain: Any, sim: Any, controller: Any, recorder: Recorder) -> None:
             name = pb.clip.name if pb is not None and pb.anim_id == msg.anim_id else f"anim #{msg.anim_id}"
             recorder.animation(name, at)
 
-    run_step = sim.run_step
-
-    def on_step(step: Any) -> None:
-        recorder.stimulus(step, loop.time())
-        run_step(step)
-
-    hb.on_snapshot = on_snapshot
-    sim.on_message = on_message
-    sim.run_step = on_step  # the simulator's scripted steps go through here: each is a stimulus
+    brain.heartbeat.subscribe("snapshot", on_snapshot)
+    sim.add_message_listener(on_message)
+    # the simulator's scripted steps: each is a stimulus
+    sim.add_step_listener(lambda step: recorder.stimulus(step, loop.time()))
 
 
 def _log_progress() -> ProgressCallback:

@@ -86,16 +86,16 @@ class Controls:
         self.reload = reload
         self.brain: Any = None
         self._pending: list[tuple[Callable[[float], Any], asyncio.Future[Any]]] = []
+        self._unsubscribe: Callable[[], None] = lambda: None
 
     def attach(self, brain: Any) -> None:
         """Act on ``brain`` from now on (its heartbeat carries out the requests)."""
         self.brain = brain
-        brain.heartbeat.handlers.append(self._on_beat)
+        self._unsubscribe = brain.heartbeat.subscribe("events", self._on_beat)
 
     def close(self) -> None:
         """Stop acting; requests still waiting for a beat are refused."""
-        if self.brain is not None and self._on_beat in self.brain.heartbeat.handlers:
-            self.brain.heartbeat.handlers.remove(self._on_beat)
+        self._unsubscribe()
         for _, future in self._pending:
             if not future.done():
                 future.set_exception(ControlError(503, "the daemon is stopping"))

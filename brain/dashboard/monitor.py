@@ -124,8 +124,7 @@ class Monitor:
         self.brain = brain
         self.status = "running"
         heartbeat = brain.heartbeat
-        heartbeat.observers.append(self._on_beat)
-        self._remove.append(lambda: heartbeat.observers.remove(self._on_beat))
+        self._remove.append(heartbeat.subscribe("snapshot", self._on_beat))
         self._remove.append(brain.robot.add_listener(self._on_event))
         runner = brain.reactions
         runner.on_start.append(self._on_reaction)

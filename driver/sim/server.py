@@ -128,7 +128,8 @@ class SimulatedCozmo(WorldEvents):
         self.streaming = False
         self.connections = 0
         self.current_animation: int | None = None
-        self.on_message: Callable[[Any], None] | None = None
+        self._message_listeners: list[Callable[[Any], None]] = []
+        self._step_listeners: list[Callable[[Step], None]] = []
         self._sync_time = 0.0
         self._connected_at: float | None = None
         self._peer: tuple[str, int] | None = None
@@ -270,8 +271,16 @@ class SimulatedCozmo(WorldEvents):
                 handler(msg)
             except (TypeError, ValueError, AttributeError) as exc:
                 log.warning("sim: could not act on %s: %s", name, exc)
-        if self.on_message is not None:
-            self.on_message(msg)
+        for listener in tuple(self._message_listeners):
+            listener(msg)
+
+    def add_message_listener(self, listener: Callable[[Any], None]) -> Callable[[], None]:
+        """Call ``listener(msg)`` for every message the simulated robot receives; returns the remover."""
+        return _listen(self._message_listeners, listener)
+
+    def add_step_listener(self, listener: Callable[[Step], None]) -> Callable[[], None]:
+        """Call ``listener(step)`` before every scripted or requested step runs; returns the remover."""
+        return _listen(self._step_listeners, listener)
 
     def _ack(self, action_id: int) -> None:
         self.send(m.AcknowledgeAction(action_id=action_id))
@@ -525,6 +534,8 @@ class SimulatedCozmo(WorldEvents):
 
     def run_step(self, step: Step) -> None:
         """Carry out one scripted event; people and moving things go into the room."""
+        for listener in tuple(self._step_listeners):
+            listener(step)
         if step.event in ROOM_EVENTS:
             log.info("sim: scripted %s at %.1f s %s", step.event, step.at, step.args)
             b = self.body
@@ -571,3 +582,13 @@ class SimulatedCozmo(WorldEvents):
 
 
 __all__ = ["Display", "SimulatedCozmo", "Speaker", "Status"]
+
+
+def _listen(listeners: list[Callable[[Any], None]], listener: Callable[[Any], None]) -> Callable[[], None]:
+    listeners.append(listener)
+
+    def remove() -> None:
+        if listener in listeners:
+            listeners.remove(listener)
+
+    return remove

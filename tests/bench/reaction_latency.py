@@ -52,7 +52,7 @@ async def bench(trials: int, gap: tuple[float, float], seed: int) -> tuple[list[
         if type(msg).__name__ == "StopAllMotors":
             arrivals.append(time.perf_counter())
 
-    sim.on_message = on_message
+    sim.add_message_listener(on_message)
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "brain", "run", "--robot", f"127.0.0.1:{sim.port}",
         "--personality", str(ROOT / "trees" / "default.yaml"), "--resources", str(ROOT / "resources"),

@@ -81,7 +81,7 @@ async def bench(trials: int, seed: int) -> dict[str, list[float]]:
     rng = random.Random(seed)
     sim = await SimulatedCozmo("127.0.0.1", 0).start()
     arrivals = Arrivals()
-    sim.on_message = arrivals
+    sim.add_message_listener(arrivals)
     with tempfile.TemporaryDirectory() as tmp:
         cfg = Path(tmp) / "config.yaml"
         cfg.write_text(f"robot:\n  lost_after_s: {LOST_AFTER_S}\n", encoding="utf-8")

@@ -326,13 +326,7 @@ def record(minutes: float, seed: int) -> tuple[Recording, dict[Key, Behaviour], 
 
 
 def _sign(brain: Any, into: list[str]) -> None:
-    publish = brain.heartbeat.on_snapshot
-
-    def on_snapshot(snap: Any) -> None:
-        publish(snap)
-        into.append(snap.branch)
-
-    brain.heartbeat.on_snapshot = on_snapshot
+    brain.heartbeat.subscribe("snapshot", lambda snap: into.append(snap.branch))
 
 
 def verify(nodes: dict[Key, Behaviour], custom: set[Key], rec: Recording) -> int:
