@@ -140,6 +140,10 @@ def test_robot_connection_settings(tmp_path: Path) -> None:
         ("robot:\n  host: 7", "c.yaml:2: robot.host: expected a host name or address, got 7"),
         ("logging:\n  level: INFO\n  file: x.log", "c.yaml:3: logging.file: unknown setting; expected level"),
         ("personality: 3", "c.yaml:1: personality: expected a file or a personality name, got 3"),
+        ("vision: sometimes", "c.yaml:1: vision: expected true, false or a mapping (enabled, color, faces"),
+        ("vision:\n  faces: 1", "c.yaml:2: vision.faces: expected true or false, got 1"),
+        ("vision:\n  face_interval_s: -1", "c.yaml:2: vision.face_interval_s: expected 0..60, got -1"),
+        ("vision:\n  enabled: true\n  fps: 30", "c.yaml:3: vision.fps: unknown setting; expected one of enabled"),
     ],
 )
 def test_errors_name_file_line_and_field(tmp_path: Path, text: str, message: str) -> None:
@@ -148,6 +152,17 @@ def test_errors_name_file_line_and_field(tmp_path: Path, text: str, message: str
     with pytest.raises(ConfigError) as info:
         load_config(cfg_file)
     assert message in str(info.value)
+
+
+def test_vision_settings(tmp_path: Path) -> None:
+    cfg_file = tmp_path / "c.yaml"
+    assert Config().vision.enabled and load_config().vision == Config().vision  # the packaged file says the defaults
+    cfg_file.write_text("vision: false\n")
+    assert not load_config(cfg_file).vision.enabled
+    cfg_file.write_text("vision:\n  color: true\n  motion: false\n  face_interval_s: 0\n")
+    vision = load_config(cfg_file).vision
+    assert (vision.enabled, vision.color, vision.faces, vision.motion, vision.face_interval_s) == (
+        True, True, True, False, 0.0)
 
 
 def test_dashboard_is_accepted(tmp_path: Path) -> None:

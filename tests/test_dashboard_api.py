@@ -74,7 +74,7 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                 assert len(state["statuses"]) == len(nodes) and state["robot"]["connected"]
                 assert state["branch"].startswith("freeplay > ") and state["personality"] == "default"
                 assert {n["name"] for n in nodes if n["kind"] == "reaction"} >= {"RobotPickedUp", "CliffDetected"}
-                # the brain's typed state: awake since the start, nothing seen yet (the camera is off)
+                # the brain's typed state: awake since the start, nothing in the world model yet
                 assert state["arousal"]["state"] == "awake" and state["arousal"]["why"] == "started"
                 assert state["world"] == {"faces": [], "motion": None, "cubes": []}
 
@@ -110,7 +110,12 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                     assert (answer.status, (await answer.json())["message"]) == (200, "Happy set to 0.90")
                     seen = await _until(ws, lambda u: u["mood"].get("Happy", 0) > 0.85, 3, "Happy at 0.9")
 
-                    # the camera, switched on from the page: JPEG frames of the simulated room come
+                    # the camera is on from the start (run's default); switched off and on from the page,
+                    # JPEG frames of the simulated room come
+                    answer = await http.post(daemon.url + "api/act", json={"action": "camera", "on": True})
+                    assert (answer.status, (await answer.json())["message"]) == (200, "the camera is on already")
+                    answer = await http.post(daemon.url + "api/act", json={"action": "camera", "on": False})
+                    assert (answer.status, (await answer.json())["message"]) == (200, "camera off")
                     answer = await http.post(daemon.url + "api/act", json={"action": "camera", "on": True})
                     assert (answer.status, (await answer.json())["message"]) == (200, "camera on")
                     seen = await _until(ws, lambda u: bool(u.get("camera")), 10, "a camera frame")
@@ -160,14 +165,13 @@ root:
 
 
 def test_the_camera_panel_shows_the_faces_the_vision_tracks(tmp_path: Path) -> None:
-    """A robot that keeps still, the camera switched on from the page, a person in front of it."""
+    """A robot that keeps still, its camera on (run's default), a person in front of it."""
     (tmp_path / "still.yaml").write_text(STILL)
     with served("--sim", "--duration", "60", "--personality", "still.yaml", "--dashboard", "127.0.0.1:0",
                 cwd=tmp_path) as daemon:
 
         async def main() -> dict[str, Any]:
             async with aiohttp.ClientSession() as http, http.ws_connect(daemon.url + "ws") as ws:
-                await http.post(daemon.url + "api/act", json={"action": "camera", "on": True})
                 await http.post(daemon.url + "api/act", json={"action": "sim", "event": "face", "face": "alice",
                                                              "bearing_deg": 8, "distance_m": 0.5, "height_m": 0.15})
                 seen = await _until(ws, lambda u: bool(u.get("camera") and u["camera"]["faces"]), 15, "a face")

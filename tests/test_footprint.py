@@ -103,11 +103,12 @@ def _start_sim() -> tuple[subprocess.Popen[str], int]:
 
 @pytest.mark.e2e
 def test_the_running_daemon_imports_no_camera_imaging_or_test_library() -> None:
+    """With its vision off (``--no-vision``), the idle daemon loads none of the camera's libraries."""
     sim, port = _start_sim()
     try:
         done = subprocess.run(
             [sys.executable, "-X", "importtime", "-m", "brain", "run", "--robot", f"127.0.0.1:{port}",
-             "--duration", "4"],
+             "--duration", "4", "--no-vision"],
             cwd=ROOT, capture_output=True, text=True, timeout=120)
     finally:
         sim.terminate()

@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resources", metavar="DIR", action="append", help="resource root, searched in order; repeatable")
     p.add_argument("--duration", metavar="S", type=float, help="stop cleanly after S seconds")
     p.add_argument("--dashboard", metavar="HOST:PORT", help="serve the dashboard here")
+    p.add_argument("--no-vision", dest="vision", action="store_false",
+                   help="leave the camera off (no faces, no motion); config.yaml's vision: section otherwise")
     p.add_argument("--sim-script", metavar="FILE", help="with --sim: a YAML timeline of scripted events")
     p.add_argument("--audio", action="store_true",
                    help="with --sim: play the robot's speaker output on this computer (needs the 'audio' extra)")

@@ -34,6 +34,7 @@ import yaml
 from . import paths
 
 __all__ = [
+    "VisionSettings",
     "Config",
     "ConfigError",
     "config_dirs",
@@ -60,6 +61,26 @@ PERSONALITY_SUFFIXES = (".yaml", ".yml")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 #: A dashboard token shorter than this is refused: it guards a robot that moves.
 DASHBOARD_TOKEN_MIN = 16
+
+
+@dataclass(frozen=True)
+class VisionSettings:
+    """The ``vision:`` section: the camera and what runs on its pictures (``--no-vision`` turns it off).
+
+    ``faces`` and ``motion`` switch the face detector and the motion detector; their intervals
+    are seconds of capture time between two runs (0: every frame); ``color`` asks the robot for
+    colour pictures (the detectors read grey; colour is for the dashboard's camera view).
+    """
+
+    enabled: bool = True
+    color: bool = False
+    faces: bool = True
+    motion: bool = True
+    face_interval_s: float = 0.3
+    motion_interval_s: float = 0.1
+
+
+VISION_KEYS = ("enabled", "color", "faces", "motion", "face_interval_s", "motion_interval_s")
 
 
 class ConfigError(ValueError):
@@ -99,6 +120,8 @@ class Config:
     dashboard_token: str | None = field(default=None, repr=False)
     #: let the dashboard act (world events, behaviours, emotions, reload) on a real robot too
     dashboard_allow_control: bool = False
+    #: ``run`` streams the camera into vision (faces, motion) once connected and after every reconnection
+    vision: VisionSettings = field(default_factory=lambda: VisionSettings())
     #: the file these settings came from (None: built-in defaults only)
     source: Path | None = None
     #: where the personality setting was written ("file:line: personality"), for error messages
@@ -261,7 +284,8 @@ class _Fields:
         return typ(value)
 
 
-TOP_LEVEL = ("robot", "personality", "resources", "heartbeat_hz", "frame_clock", "logging", "dashboard", "record")
+TOP_LEVEL = ("robot", "personality", "resources", "heartbeat_hz", "frame_clock", "logging", "dashboard", "record",
+             "vision")
 ROBOT_KEYS = ("host", "port", "lost_after_s", "reconnect_initial_s", "reconnect_max_s", "connect_timeout_s")
 
 
@@ -321,6 +345,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     if "files" in record:
         cfg.record_files = fields.number(record, "files", int, 0, 1000)
     _read_dashboard(cfg, data.get("dashboard"), top)
+    cfg.vision = _read_vision(data.get("vision"), top)
     logging_cfg = top.mapping(data, "logging", "level")
     fields = top.child("logging")
     fields.only(logging_cfg, ("level",))
@@ -352,6 +377,28 @@ def _read_robot(cfg: Config, robot: dict[str, Any], fields: _Fields) -> None:
                           f"reconnect_initial_s ({cfg.reconnect_initial_s:g})")
     if robot.get("connect_timeout_s") is not None:
         cfg.connect_timeout_s = fields.number(robot, "connect_timeout_s", float, 0.1, 86400)
+
+
+def _read_vision(value: Any, top: _Fields) -> VisionSettings:
+    """``vision: true|false`` or a mapping of :data:`VISION_KEYS`."""
+    if value is None:
+        return VisionSettings()
+    if isinstance(value, bool):
+        return VisionSettings(enabled=value)
+    if not isinstance(value, dict):
+        raise ConfigError(f"{top.where('vision')}: expected true, false or a mapping ({', '.join(VISION_KEYS)})")
+    fields = top.child("vision")
+    fields.only(value, VISION_KEYS)
+    changes: dict[str, Any] = {}
+    for key in ("enabled", "color", "faces", "motion"):
+        if key in value:
+            if not isinstance(value[key], bool):
+                raise ConfigError(f"{fields.where(key)}: expected true or false, got {value[key]!r}")
+            changes[key] = value[key]
+    for key in ("face_interval_s", "motion_interval_s"):
+        if key in value:
+            changes[key] = fields.number(value, key, float, 0.0, 60.0)
+    return VisionSettings(**changes)
 
 
 def _read_dashboard(cfg: Config, value: Any, top: _Fields) -> None:

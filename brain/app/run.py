@@ -62,7 +62,7 @@ T = TypeVar("T")
 #: Seconds between two looks at the personality files.
 WATCH_INTERVAL_S = 1.0
 #: Settings that a SIGHUP applies to the running daemon.
-LIVE_SETTINGS = ("log_level", "heartbeat_hz", "personality")
+LIVE_SETTINGS = ("log_level", "heartbeat_hz", "personality", "vision")
 #: Config fields by the name they have in config.yaml (others are shown by their field name).
 YAML_NAMES = {
     "robot_host": "robot.host", "robot_port": "robot.port", "lost_after_s": "robot.lost_after_s",
@@ -71,7 +71,7 @@ YAML_NAMES = {
     "frame_clock_cpu": "frame_clock.cpu", "log_level": "logging.level",
     "record_max_mb": "record.max_mb", "record_files": "record.files",
     "dashboard_address": "dashboard.address", "dashboard_token": "dashboard.token",
-    "dashboard_allow_control": "dashboard.allow_control",
+    "dashboard_allow_control": "dashboard.allow_control", "vision": "vision",
 }
 
 
@@ -93,6 +93,8 @@ class RunOptions:
     log_level_fixed: bool = False
     #: serve the dashboard here (``--dashboard``; else the config's ``dashboard.address``)
     dashboard: tuple[str, int] | None = None
+    #: False with ``--no-vision``: the camera stays off whatever the config says
+    vision: bool = True
 
     def apply(self, cfg: Config) -> Config:
         """``cfg`` with the command line's settings put over it."""
@@ -167,6 +169,7 @@ class Daemon:
                 log.info("stopped before the robot answered")
                 return self.exit_code
             self.brain = brain
+            self._start_vision(brain)
             if self.dashboard is not None:
                 self.dashboard.attach(brain)
             self._serve(brain)
@@ -191,6 +194,27 @@ class Daemon:
                 recorder.close()
                 log.info("recorded %d datagrams to %s", recorder.datagrams, self.options.record)
             self.notifier.close()
+
+    def _start_vision(self, brain: Brain) -> None:
+        """Stream the camera into vision as the settings say (the Robot switches it on again after a reconnect)."""
+        settings = self.cfg.vision
+        if not self.options.vision or not settings.enabled:
+            log.info("vision off (%s)", "--no-vision" if not self.options.vision else "vision.enabled is false")
+            return
+        from driver.vision import VisionConfig
+
+        config = VisionConfig(face_detector="dlib_hog" if settings.faces else None,
+                              face_search_interval_s=settings.face_interval_s, motion=settings.motion,
+                              motion_interval_s=settings.motion_interval_s)
+        brain.robot.start_vision(config, color=settings.color)
+        log.info("vision on: %s camera, faces %s, motion %s", "colour" if settings.color else "grey",
+                 f"every {settings.face_interval_s:g} s" if settings.faces else "off",
+                 f"every {settings.motion_interval_s:g} s" if settings.motion else "off")
+
+    async def _restart_vision(self, brain: Brain) -> None:
+        """New vision settings from a re-read config: stop the camera and its vision, start them as now set."""
+        await brain.robot.stop_vision()
+        self._start_vision(brain)
 
     def _recorder(self, path: Path, address: tuple[str, int]) -> Any:
         """The recording of the robot's traffic for ``--record`` (None, said why, when it cannot be written)."""
@@ -328,7 +352,8 @@ class Daemon:
             self.notifier.reloading()
             if self._reread_config:
                 self._reread_config = False
-                self._apply_config(brain)
+                if self._apply_config(brain):
+                    await self._restart_vision(brain)
             error: str | None = None
             try:
                 brain.load()
@@ -344,13 +369,16 @@ class Daemon:
             for listener in list(self.reload_listeners):
                 listener(error)
 
-    def _apply_config(self, brain: Brain) -> None:
-        """Re-read the config file; apply what can change live, name what needs a restart."""
+    def _apply_config(self, brain: Brain) -> bool:
+        """Re-read the config file; apply what can change live, name what needs a restart.
+
+        True when the vision settings changed (the caller restarts the vision, which takes a wait).
+        """
         try:
             new = self.options.apply(load_config(self.options.config))
         except ConfigError as exc:
             log.error("config not re-read, keeping the running settings: %s", exc)
-            return
+            return False
         old, self.cfg = self.cfg, new
         changed = [f.name for f in dataclasses.fields(Config)
                    if f.name != "source" and getattr(old, f.name, None) != getattr(new, f.name, None)]
@@ -364,11 +392,14 @@ class Daemon:
         if "personality" in changed:
             brain.personality_path = new.personality
             applied.append(f"personality {new.personality}")
+        if "vision" in changed:
+            applied.append("vision")
         restart = [YAML_NAMES.get(name, name) for name in changed if name not in LIVE_SETTINGS]
         where = new.source or old.source or "defaults"
         log.info("config %s re-read: %s", where, ", ".join(applied) if applied else "nothing to change live")
         if restart:
             log.warning("config %s: %s changed; takes effect after a restart", where, ", ".join(restart))
+        return "vision" in changed
 
 
 def _stamp(path: Path) -> tuple[tuple[str, int | None, int], ...]:
@@ -436,7 +467,7 @@ def run_command(args: argparse.Namespace) -> int:
         config=args.config, sim=args.sim, robot=robot, personality=personality if args.personality else None,
         resources=roots if args.resources else None, duration=args.duration, sim_script=script,
         audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed, dashboard=dashboard,
-        record=Path(args.record) if getattr(args, "record", None) else None)
+        record=Path(args.record) if getattr(args, "record", None) else None, vision=getattr(args, "vision", True))
 
     async def main() -> int:
         return await Daemon(cfg, options).run()

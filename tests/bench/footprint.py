@@ -3,8 +3,9 @@
 Two clients, one after the other, each against its own simulated Cozmo (``python -m brain sim``
 in a process of its own, on a port of its own):
 
-- ``ours``:     the daemon, ``python -m brain run --robot 127.0.0.1:PORT`` with the default
-  personality (config.yaml's), as a user starts it;
+- ``ours``:     the daemon, ``python -m brain run --robot 127.0.0.1:PORT --no-vision`` with the
+  default personality (config.yaml's), as a user starts it, with the camera off as PyCozmo's
+  Client runs (``--vision`` measures it with the camera and its vision on, as ``run`` defaults);
 - ``pycozmo``:  PyCozmo 0.8.0's ``Client`` with animations and the procedural face enabled (its
   defaults), started by this file in a process of its own (``pycozmo-client`` mode below), which
   streams the 30 fps animation frames with an idle face the way the daemon does.
@@ -15,7 +16,7 @@ Only the client's process is measured, and only once it is up: after it connecte
 ``--seconds`` (default 60), and the resident set from ``/proc/PID/status`` (``VmRSS`` at the end,
 ``VmHWM``, the peak since the process started). CPU is given in % of one core.
 
-Run: ``python tests/bench/footprint.py [--seconds 60] [--warmup 5] [--only ours|pycozmo]
+Run: ``python tests/bench/footprint.py [--seconds 60] [--warmup 5] [--only ours|pycozmo] [--vision]
 [--json FILE] [-- EXTRA RUN ARGS]``. Anything after ``--`` is added to the daemon's command line
 (``-- --personality trees/sleepy.yaml``). The targets (our CPU ≤ 0.5× PyCozmo's, our RSS ≤ 60 MB)
 are checked and printed; the exit code is 0 either way unless a client failed.
@@ -153,7 +154,9 @@ def run_ours(args: argparse.Namespace) -> Figures:
     sim, port = start_sim("ours")
     daemon = None
     try:
-        daemon = Proc("ours", [sys.executable, "-m", "brain", "run", "--robot", f"127.0.0.1:{port}", *args.extra])
+        vision = [] if args.vision else ["--no-vision"]
+        daemon = Proc("ours", [sys.executable, "-m", "brain", "run", "--robot", f"127.0.0.1:{port}", *vision,
+                               *args.extra])
         daemon.wait_for(re.compile(r"cozmo_brain: running "), 60)
         return measure(daemon, args.warmup, args.seconds)
     finally:
@@ -227,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=float, default=5.0, help="seconds after connecting before measuring (default 5)")
     ap.add_argument("--only", choices=("ours", "pycozmo"), help="measure one client only")
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    ap.add_argument("--vision", action="store_true", help="our daemon with its camera and vision on (run's default)")
     args = ap.parse_args(argv)
     args.extra = extra
     results: dict[str, Figures] = {}

@@ -1,0 +1,108 @@
+"""Vision on by default: ``run`` turns the camera on once connected and after every reconnect, as config says.
+
+The daemon runs as a subprocess against a simulator hosted by the test (tests/daemon_harness.py):
+what reaches the simulator (EnableCamera) and what it sends back (camera frames) are the subject.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from driver.sim.script import parse_script
+
+from .conftest import run
+from .daemon_harness import RESOURCES, start
+
+pytestmark = pytest.mark.e2e
+
+IDLE = """
+name: idle
+root: {type: sequence, name: idle, children: [{type: wait, name: rest, params: {seconds: 30}}]}
+"""
+
+
+def _camera(d: object) -> list[int]:
+    """The camera modes the daemon asked for, in order (1: on, 0: off)."""
+    return [msg.image_send_mode for _, msg in d.messages("EnableCamera")]  # type: ignore[attr-defined]
+
+
+def test_the_camera_goes_on_after_start_up_and_after_a_reboot_and_frames_flow(tmp_path: Path) -> None:
+    (tmp_path / "p.yaml").write_text(IDLE)
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES))
+        try:
+            await d.line(r"vision on: grey camera, faces every 0.3 s, motion every 0.1 s")
+            await d.message("EnableCamera", timeout=10)
+            assert _camera(d) == [1]
+            await asyncio.sleep(2.0)
+            assert d.sim.camera.frames_sent > 10, d.sim.camera.frames_sent
+            t0 = d.now()
+            (reboot,) = parse_script("- {at: 0, event: reboot}\n")
+            d.sim.run_step(reboot)  # a rebooted robot has its camera off
+            back = await d.line(r"robot back \(reconnected\)", after=t0, timeout=15)
+            await d.message("EnableCamera", after=back - 0.5, timeout=5)
+            assert _camera(d) == [1, 1]
+            frames = d.sim.camera.frames_sent
+            await asyncio.sleep(1.5)
+            assert d.sim.camera.frames_sent > frames + 5
+        finally:
+            await d.close()
+
+    run(body(), timeout=60)
+
+
+def test_no_vision_and_vision_false_leave_the_camera_off(tmp_path: Path) -> None:
+    (tmp_path / "p.yaml").write_text(IDLE)
+    (tmp_path / "off.yaml").write_text("vision: false\n")
+
+    async def body() -> None:
+        for args, why in ((["--no-vision"], "--no-vision"), (["--config", "off.yaml"], "vision.enabled is false")):
+            d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), *args)
+            try:
+                await d.line(rf"vision off \({why}\)")
+                await asyncio.sleep(1.5)
+                assert _camera(d) == [] and d.sim.camera.frames_sent == 0
+            finally:
+                await d.close()
+
+    run(body(), timeout=60)
+
+
+def test_a_config_reload_switches_the_vision(tmp_path: Path) -> None:
+    (tmp_path / "p.yaml").write_text(IDLE)
+    config = tmp_path / "c.yaml"
+    config.write_text("vision: {enabled: true}\n")
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), "--config", str(config))
+        try:
+            await d.line(r"vision on")
+            await d.message("EnableCamera", timeout=10)
+            config.write_text("vision: {enabled: false}\n")
+            sent = d.signal(signal.SIGHUP)
+            await d.line(r"re-read: .*vision", after=sent)
+            await d.line(r"vision off \(vision.enabled is false\)", after=sent)
+            await asyncio.sleep(0.5)
+            assert _camera(d) == [1, 0]
+            frames = d.sim.camera.frames_sent
+            await asyncio.sleep(1.0)
+            assert d.sim.camera.frames_sent == frames  # no more pictures
+        finally:
+            await d.close()
+
+    run(body(), timeout=60)
+
+
+def test_bad_vision_settings_are_refused_with_file_line_and_key(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text("heartbeat_hz: 10\nvision:\n  faces: sometimes\n")
+    done = subprocess.run([sys.executable, "-m", "brain", "--config", "bad.yaml", "run", "--sim", "--duration", "1"],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "bad.yaml:3: vision.faces: expected true or false, got 'sometimes'" in done.stderr, done.stderr
