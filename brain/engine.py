@@ -161,6 +161,7 @@ class Brain:
             reaction = self.personality.reaction_for(event)
             if reaction is not None:
                 self.reactions.offer(reaction)
+        self.ctx.world.update(events, now)
 
     def _day(self, now: float) -> list[ev.RobotEvent]:
         """Read the day clock; keep the robot quiet (sounds and wheels held) during quiet hours.

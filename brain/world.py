@@ -6,12 +6,19 @@ stable id while it is tracked, the time it was last seen, and where it was in th
 frame (from the pose and the head angle at capture), so a face that left the picture can still
 be turned to. Entries older than their time to live are dropped by :meth:`WorldModel.expire`.
 
-This module holds the model and its types; filling it from vision is the eyes' work.
+The engine hands it the robot events of each beat (:meth:`WorldModel.update`) before the tree
+ticks: the vision's ``face_seen`` / ``face_moved`` / ``face_lost`` and ``motion_seen``, and the
+cubes' connection, tap and move events.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
+
+from driver import events as ev
 
 __all__ = ["Cube", "Face", "Motion", "WorldModel"]
 
@@ -30,6 +37,8 @@ class Face:
     #: Direction from the robot when last seen, in the world frame (radians, counter-clockwise).
     bearing_rad: float = 0.0
     name: str = ""
+    #: In the picture now (False once the vision lost it: it is remembered where it was last)
+    in_view: bool = True
 
 
 @dataclass
@@ -41,6 +50,8 @@ class Motion:
     elevation_rad: float
     #: Share of the picture that moved (0–1).
     area: float = 0.0
+    #: Where in the picture: ``ground``, ``left``, ``right``, ``top`` or ``image``.
+    where: str = "image"
 
 
 @dataclass
@@ -70,6 +81,39 @@ class WorldModel:
         if self.motion is not None and now - self.motion.at > self.motion_ttl_s:
             self.motion = None
 
+    def update(self, events: Iterable[Any], now: float) -> None:
+        """Take in one beat's robot events (faces, motion, cubes), then forget what is too old."""
+        for event in events:
+            if isinstance(event, (ev.FaceSeen, ev.FaceMoved, ev.FaceLost)):
+                self._face(event)
+            elif isinstance(event, ev.MotionSeen):
+                self.motion = Motion(float(event.at), event.heading_rad, event.tilt_rad, event.amount, event.where)
+            elif isinstance(event, ev.CubeConnection):
+                self._cube(event.object_id).connected = event.connected
+            elif isinstance(event, ev.CubeTapped):
+                self._cube(event.object_id).last_tapped = float(event.at)
+            elif isinstance(event, ev.CubeMoved):
+                self._cube(event.object_id).last_moved = float(event.at)
+        self.expire(now)
+
+    def _face(self, event: ev.FaceSeen | ev.FaceMoved | ev.FaceLost) -> None:
+        seen = event.captured_at or float(event.at)
+        known = self.faces.get(event.face_id)
+        self.faces[event.face_id] = Face(
+            event.face_id, known.first_seen if known is not None else seen, seen, event.x_mm, event.y_mm,
+            event.z_mm, event.distance_mm, event.heading_rad, known.name if known is not None else "",
+            in_view=not isinstance(event, ev.FaceLost))
+
+    def _cube(self, object_id: int) -> Cube:
+        cube = self.cubes.get(object_id)
+        if cube is None:
+            cube = self.cubes[object_id] = Cube(object_id)
+        return cube
+
+    def faces_in_view(self) -> list[Face]:
+        """The faces in the picture now, nearest first."""
+        return sorted((f for f in self.faces.values() if f.in_view), key=lambda f: f.distance_mm)
+
     def last_face(self) -> Face | None:
         """The face seen most recently, or None."""
         return max(self.faces.values(), key=lambda f: f.last_seen, default=None)
@@ -77,9 +121,13 @@ class WorldModel:
     def snapshot(self) -> dict[str, object]:
         """A plain summary for the dashboard and ``/api/state``."""
         return {
-            "faces": [{"id": f.face_id, "last_seen": round(f.last_seen, 2), "distance_mm": round(f.distance_mm),
-                       "bearing_deg": round(f.bearing_rad * 57.29578, 1)} for f in self.faces.values()],
-            "motion": None if self.motion is None else {"at": round(self.motion.at, 2),
-                                                        "bearing_deg": round(self.motion.bearing_rad * 57.29578, 1)},
-            "cubes": [{"id": c.object_id, "connected": c.connected} for c in self.cubes.values()],
+            "faces": [{"id": f.face_id, "in_view": f.in_view, "last_seen": round(f.last_seen, 2),
+                       "distance_mm": round(f.distance_mm), "bearing_deg": round(math.degrees(f.bearing_rad), 1),
+                       "x_mm": round(f.x_mm), "y_mm": round(f.y_mm), "z_mm": round(f.z_mm)}
+                      for f in self.faces.values()],
+            "motion": None if self.motion is None else {
+                "at": round(self.motion.at, 2), "where": self.motion.where,
+                "bearing_deg": round(math.degrees(self.motion.bearing_rad), 1)},
+            "cubes": [{"id": c.object_id, "connected": c.connected, "last_tapped": c.last_tapped,
+                       "last_moved": c.last_moved} for c in self.cubes.values()],
         }

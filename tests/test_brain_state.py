@@ -12,7 +12,7 @@ from brain.context import BrainContext
 from brain.mood import DEFAULT_CONFIG, Mood
 from brain.nodes.cozmo_behaviors import BehaviorSpec
 from brain.nodes.registry import BEHAVIOR_CLASSES
-from brain.world import Face, Motion, WorldModel
+from brain.world import Cube, Face, Motion, WorldModel
 from driver import events as ev
 
 
@@ -77,4 +77,27 @@ def test_the_world_model_forgets_what_it_has_not_seen_for_long() -> None:
     assert world.last_face() is world.faces[2]
     world.expire(72.0)
     assert list(world.faces) == [2] and world.motion is None
-    assert world.snapshot()["faces"] == [{"id": 2, "last_seen": 50.0, "distance_mm": 360, "bearing_deg": -11.5}]
+    assert world.snapshot()["faces"] == [{"id": 2, "in_view": True, "last_seen": 50.0, "distance_mm": 360,
+                                          "bearing_deg": -11.5, "x_mm": 300, "y_mm": -50, "z_mm": 200}]
+
+
+def test_vision_and_cube_events_fill_the_world_model() -> None:
+    world = WorldModel(face_ttl_s=60.0, motion_ttl_s=10.0)
+    seen = ev.FaceSeen(10.0, face_id=3, heading_rad=0.5, distance_mm=480.0, x_mm=420.0, y_mm=230.0, z_mm=90.0,
+                       captured_at=9.9)
+    world.update([seen, ev.MotionSeen(10.5, where="ground", heading_rad=-0.2, tilt_rad=-0.3, amount=0.1),
+                  ev.CubeConnection(10.6, object_id=7, connected=True), ev.CubeTapped(10.7, object_id=7)], 11.0)
+    face = world.faces[3]
+    assert (face.first_seen, face.last_seen, face.in_view, face.distance_mm, face.bearing_rad) == (
+        9.9, 9.9, True, 480.0, 0.5)
+    assert world.motion == Motion(10.5, -0.2, -0.3, 0.1, "ground")
+    assert world.cubes[7] == Cube(7, connected=True, last_tapped=10.7)
+    world.update([ev.FaceMoved(12.0, face_id=3, heading_rad=0.6, distance_mm=500.0, captured_at=11.9)], 12.0)
+    world.update([ev.FaceLost(14.0, face_id=3, heading_rad=0.6, distance_mm=500.0, captured_at=12.9)], 14.0)
+    face = world.faces[3]
+    assert (face.first_seen, face.last_seen, face.in_view, face.bearing_rad) == (9.9, 12.9, False, 0.6)
+    assert world.faces_in_view() == [] and world.last_face() is face
+    world.update([], 30.0)  # the motion is 20 s old: forgotten; the face is remembered for a minute
+    assert world.motion is None and 3 in world.faces
+    world.update([], 80.0)
+    assert world.faces == {}

@@ -170,14 +170,23 @@ def test_the_camera_panel_shows_the_faces_the_vision_tracks(tmp_path: Path) -> N
     with served("--sim", "--duration", "60", "--personality", "still.yaml", "--dashboard", "127.0.0.1:0",
                 cwd=tmp_path) as daemon:
 
-        async def main() -> dict[str, Any]:
+        async def main() -> tuple[dict[str, Any], dict[str, Any]]:
             async with aiohttp.ClientSession() as http, http.ws_connect(daemon.url + "ws") as ws:
                 await http.post(daemon.url + "api/act", json={"action": "sim", "event": "face", "face": "alice",
                                                              "bearing_deg": 8, "distance_m": 0.5, "height_m": 0.15})
                 seen = await _until(ws, lambda u: bool(u.get("camera") and u["camera"]["faces"]), 15, "a face")
-                return dict(seen[-1]["camera"])
+                for _ in range(50):  # the brain's world model has it once a beat took in the face_seen
+                    async with http.get(daemon.url + "api/state") as r:
+                        world = (await r.json())["world"]
+                    if world["faces"]:
+                        break
+                    await asyncio.sleep(0.1)
+                return dict(seen[-1]["camera"]), world
 
-        camera = run(main(), timeout=60)
+        camera, world = run(main(), timeout=60)
+        # the world model places her where she stands: 8° left, half a metre away (the size's slack)
+        [known] = world["faces"]
+        assert known["in_view"] and abs(known["bearing_deg"] - 8) < 5 and 350 < known["distance_mm"] < 700, known
         [face] = camera["faces"]
         x, y, w, h = face["box"]
         # the photograph stands 8° to the left of where the head points: its middle is 289 px (the focal
