@@ -43,6 +43,9 @@ root:
         - {type: quiet_hours, name: t_quiet_hours}
         - {type: night, name: t_night}
         - {type: time_of_day, name: t_time_of_day, params: {from: "03:00", to: "04:00"}}
+        - {type: face_visible, name: t_face_visible}
+        - {type: face_seen_within, name: t_face_seen_within, params: {within_s: 30}}
+        - {type: motion_seen_within, name: t_motion_seen_within, params: {within_s: 5, where: ground}}
         - {type: failure, name: t_failure}
     - type: parallel
       name: t_parallel

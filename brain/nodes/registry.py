@@ -62,6 +62,7 @@ from .daytime import Night, QuietHours, TimeOfDay
 from .decorators import Cooldown, Timeout, Timer
 from .params import Param, ParamError, coerce
 from .sleeper import SLEEPER_PARAMS, sleeper_node
+from .world_conditions import MOTION_PLACES, FaceSeenWithin, FaceVisible, MotionSeenWithin
 
 __all__ = ["BEHAVIOR_CLASSES", "NODE_TYPES", "NodeType", "Param", "ParamError", "coerce"]
 
@@ -257,6 +258,16 @@ _LIST: list[NodeType] = [
     _condition("quiet_hours", lambda name, ctx: QuietHours(name, ctx),
           "SUCCESS during the personality's quiet hours (its night included)."),
     _condition("night", lambda name, ctx: Night(name, ctx), "SUCCESS between the personality's bedtime and wake-up."),
+    _condition("face_visible", lambda name, ctx: FaceVisible(name, ctx),
+               "SUCCESS while a face is in the camera's picture (the world model's)."),
+    _condition("face_seen_within", lambda name, ctx, within_s: FaceSeenWithin(name, ctx, within_s),
+               "SUCCESS when a face was in view within the last `within_s` seconds.",
+               within_s=Param("number", required=True, minimum=0.0, doc="seconds")),
+    _condition("motion_seen_within",
+               lambda name, ctx, within_s, where=None: MotionSeenWithin(name, ctx, within_s, where),
+               "SUCCESS when motion was seen within the last `within_s` seconds (`where`: only there).",
+               within_s=Param("number", required=True, minimum=0.0, doc="seconds"),
+               where=Param("str", choices=MOTION_PLACES, doc="ground, left, right, top or image")),
     _condition("time_of_day", _time_of_day,
           "SUCCESS while the local time is from `from` to `to` (past midnight when `to` is earlier).",
           **{"from": Param("time", required=True), "to": Param("time", required=True)}),

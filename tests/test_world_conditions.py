@@ -1,0 +1,58 @@
+"""Conditions on the world model, fed the vision's events as the engine feeds them, and what they say."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from py_trees.common import Status
+
+from brain.context import BrainContext
+from brain.nodes.world_conditions import FaceSeenWithin, FaceVisible, MotionSeenWithin
+from driver import events as ev
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _tick(node: object) -> Status:
+    node.tick_once()  # type: ignore[attr-defined]
+    return node.status  # type: ignore[attr-defined, no-any-return]
+
+
+def test_a_face_in_view_then_gone_then_forgotten() -> None:
+    clock = Clock()
+    ctx = BrainContext(clock=clock, rng=random.Random(1))
+    visible, lately = FaceVisible("face", ctx), FaceSeenWithin("lately", ctx, 30)
+    assert (_tick(visible), _tick(lately)) == (Status.FAILURE, Status.FAILURE)
+    assert visible.explain(False) == "no face in view" and lately.explain(False) == "no face seen within 30 s"
+    ctx.world.update([ev.FaceSeen(clock.t, face_id=4, distance_mm=480.0, heading_rad=math.radians(12),
+                                  captured_at=clock.t)], clock.t)
+    assert (_tick(visible), _tick(lately)) == (Status.SUCCESS, Status.SUCCESS)
+    assert visible.explain(True) == "face 4 in view, 0.48 m away, 12° left"
+    clock.t += 5
+    ctx.world.update([ev.FaceLost(clock.t, face_id=4, distance_mm=480.0, captured_at=clock.t - 1)], clock.t)
+    assert (_tick(visible), _tick(lately)) == (Status.FAILURE, Status.SUCCESS)
+    assert visible.explain(False) == "no face in view (face 4 1 s ago)"
+    assert lately.explain(True) == "face 4 seen 1 s ago, within 30 s"
+    clock.t += 40
+    assert _tick(lately) is Status.FAILURE
+    assert lately.explain(False) == "no face seen within 30 s (the last 41 s ago)"
+
+
+def test_motion_lately_and_where() -> None:
+    clock = Clock()
+    ctx = BrainContext(clock=clock, rng=random.Random(1))
+    anywhere, ground, left = (MotionSeenWithin("m", ctx, 5), MotionSeenWithin("g", ctx, 5, "ground"),
+                              MotionSeenWithin("l", ctx, 5, "left"))
+    ctx.world.update([ev.MotionSeen(clock.t - 1, where="ground", heading_rad=math.radians(-20))], clock.t)
+    assert [_tick(n) for n in (anywhere, ground, left)] == [Status.SUCCESS, Status.SUCCESS, Status.FAILURE]
+    assert ground.explain(True) == "motion (ground) 1 s ago, 20° right, within 5 s"
+    assert left.explain(False) == "no motion (left) within 5 s (the last, ground, 1 s ago)"
+    clock.t += 10
+    assert _tick(anywhere) is Status.FAILURE
