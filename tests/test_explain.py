@@ -114,6 +114,10 @@ root:
                 - {type: random_wait, name: t_random_wait, params: {min: 1, max: 2}}
                 - {type: sleep, name: t_sleep}
                 - {type: wait, name: t_wait, params: {seconds: 5}}
+                - {type: turn_towards_face, name: t_turn_towards_face}
+                - {type: look_towards_motion, name: t_look_towards_motion, params: {where: ground}}
+                - {type: search_for_faces, name: t_search_for_faces, params: {seconds: 1}}
+                - {type: track_face, name: t_track_face, child: {type: running}}
 """
 
 

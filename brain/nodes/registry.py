@@ -62,6 +62,7 @@ from .daytime import Night, QuietHours, TimeOfDay
 from .decorators import Cooldown, Timeout, Timer
 from .params import Param, ParamError, coerce
 from .sleeper import SLEEPER_PARAMS, sleeper_node
+from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace
 from .world_conditions import MOTION_PLACES, FaceSeenWithin, FaceVisible, MotionSeenWithin
 
 __all__ = ["BEHAVIOR_CLASSES", "NODE_TYPES", "NodeType", "Param", "ParamError", "coerce"]
@@ -94,6 +95,10 @@ class NodeType:
 _N = Param("number", required=True)
 _S = Param("str", required=True)
 _SECONDS = Param("number", required=True, minimum=0.0, doc="seconds")
+#: Bounded speeds of the nodes that turn to what the robot sees (Anki's FindFaces: body 150°/s, head 90°/s).
+_AIM = {"body_speed_dps": Param("number", default=150.0, minimum=10.0, maximum=300.0, doc="body turn speed (°/s)"),
+        "head_speed_dps": Param("number", default=90.0, minimum=10.0, maximum=300.0, doc="head speed (°/s)")}
+_CLAMP = Param("number", default=3.0, minimum=0.0, maximum=45.0, doc="smaller body errors are left alone (°)")
 
 
 def _leaf(name: str, build: Callable[..., Behaviour], doc: str, **params: Param) -> NodeType:
@@ -189,6 +194,12 @@ _LIST: list[NodeType] = [
     _decorator("retry", lambda name, ctx, child, count: dec.Retry(name, child, count),
                "Run the child again after each failure, up to `count` failures.",
                count=Param("int", required=True, minimum=1)),
+    _decorator("track_face",
+               lambda name, ctx, child, **params: TrackFace(name, child, ctx, **params),
+               "Keep head and body on the nearest face while the child runs (head and body tracks locked).",
+               period_s=Param("range", default=(0.2, 0.7), doc="seconds between two re-aims, drawn each time"),
+               clamp_deg=_CLAMP, max_age_s=Param("number", default=1.0, minimum=0.0,
+                                                 doc="follow a face out of view this long (s)"), **_AIM),
     _decorator("failure_is_success", _wrap(dec.FailureIsSuccess), "FAILURE → SUCCESS."),
     _decorator("failure_is_running", _wrap(dec.FailureIsRunning), "FAILURE → RUNNING."),
     _decorator("success_is_failure", _wrap(dec.SuccessIsFailure), "SUCCESS → FAILURE."),
@@ -220,6 +231,24 @@ _LIST: list[NodeType] = [
           "Random head and body glances for `seconds`.", seconds=Param("number", default=10.0, minimum=0.0),
           head_range_deg=Param("range", default=(-5.0, 30.0)), turn_range_deg=Param("range", default=(20.0, 70.0)),
           pause_range_s=Param("range", default=(0.3, 1.5))),
+    _leaf("turn_towards_face", lambda name, ctx, **params: TurnTowardsFace(name, ctx, **params),
+          "Turn body and head to the nearest face in view, or to where the last one was.",
+          max_age_s=Param("number", default=10.0, minimum=0.0, doc="how old the last face may be (s)"),
+          clamp_deg=_CLAMP, **_AIM),
+    _leaf("look_towards_motion", lambda name, ctx, **params: LookTowardsMotion(name, ctx, **params),
+          "Turn body and head towards the last motion seen within `within_s` (`where`: only there).",
+          within_s=Param("number", default=3.0, minimum=0.0, doc="seconds"),
+          where=Param("str", choices=MOTION_PLACES, doc="ground, left, right, top or image"),
+          clamp_deg=_CLAMP, **_AIM),
+    _leaf("search_for_faces", lambda name, ctx, **params: SearchForFaces(name, ctx, **params),
+          "Scan with head and body until a face is in view (FAILURE after `seconds`).",
+          seconds=Param("number", default=30.0, minimum=0.0),
+          turn_deg=Param("range", default=(30.0, 65.0), doc="forward body turns (°)"),
+          back_turn_deg=Param("range", default=(10.0, 30.0), doc="the small turn back opening each round (°)"),
+          head_deg=Param("range", default=(20.0, 42.0), doc="head angles tried (°)"),
+          pause_s=Param("range", default=(0.5, 1.0), doc="pauses between moves (s)"),
+          pause_trigger=Param("str", doc="animation trigger played in the pauses, when the resources have it"),
+          **_AIM),
     _leaf("backpack_lights", lambda name, ctx, colors=None, pattern=None: BackpackLights(name, ctx, colors, pattern),
           "Set the backpack LEDs: `colors` (1, 3 or 5) or a named `pattern`.",
           colors=Param("colors"), pattern=Param("str")),

@@ -1,0 +1,160 @@
+"""Actions on the world model against the simulated robot over UDP, with its camera and the robot's vision.
+
+The simulator's room holds the person; the Robot's vision detects her in the camera frames; its
+events fill the world model as the engine's beat does; the nodes turn the simulated body and head.
+What is checked is where the simulated robot ends up looking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from py_trees.behaviours import Running
+from py_trees.common import Status
+
+from brain.context import BrainContext
+from brain.nodes.world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace, aim_at
+from driver import events as ev
+from driver.robot import Robot
+from driver.samples import PoseSample
+from driver.sim.script import parse_script
+from driver.sim.server import SimulatedCozmo
+from driver.vision import VisionConfig
+
+from .conftest import eventually, run
+
+pytestmark = pytest.mark.e2e
+
+
+def test_aim_at_points_the_body_and_raises_the_head() -> None:
+    pose = PoseSample(100.0, 0.0, 0.0, 0.0, 0.0, 0, 0)
+    heading, head = aim_at(pose, (100.0, 600.0, 250.0))
+    assert math.degrees(heading) == pytest.approx(90.0)
+    assert math.degrees(head) == pytest.approx(math.degrees(math.atan2(250 - 49, 600 + 13)), abs=0.1)
+    _, low = aim_at(pose, (300.0, 0.0, -500.0))
+    assert math.degrees(low) == pytest.approx(-25.0)  # clamped to the head's range
+
+
+async def _robot() -> tuple[SimulatedCozmo, Robot, BrainContext]:
+    sim = await SimulatedCozmo(port=0).start()
+    robot = Robot(*sim.address, lost_after=2.0)
+    await robot.connect()
+    ctx = BrainContext(robot=robot, rng=random.Random(3))
+    loop = asyncio.get_running_loop()
+    robot.add_listener(lambda e: ctx.world.update([e], loop.time()))  # what the engine's beat does
+    ctx.clock = loop.time
+    return sim, robot, ctx
+
+
+async def _until_done(node: Any, limit_s: float = 15.0, also: Callable[[], None] | None = None) -> Status:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    node.tick_once()
+    while node.status is Status.RUNNING and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+        node.tick_once()
+        if also is not None:
+            also()
+    return node.status  # type: ignore[no-any-return]
+
+
+def _face_bearing_deg(sim: SimulatedCozmo, name: str) -> float:
+    """Where the person stands, seen from the simulated robot's heading now (degrees, left positive)."""
+    person = sim.room.people[name]
+    b = sim.body
+    world = math.atan2(person.y_mm - b.y_mm, person.x_mm - b.x_mm)
+    return math.degrees(math.atan2(math.sin(world - b.angle_rad), math.cos(world - b.angle_rad)))
+
+
+def test_search_finds_a_face_outside_the_view_then_turns_to_it_and_tracks_it() -> None:
+    pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
+
+    async def body() -> None:
+        sim, robot, ctx = await _robot()
+        try:
+            robot.start_vision(VisionConfig())
+            await robot.set_head_angle(math.radians(15))
+            (step,) = parse_script("- {at: 0, face: alice, bearing_deg: 40, distance_m: 0.6, height_m: 0.25}\n")
+            sim.run_step(step)
+            await asyncio.sleep(1.0)
+            assert not ctx.world.faces_in_view()  # 40° left is outside the camera's ±30°
+
+            search = SearchForFaces("search", ctx, seconds=40, pause_s=(0.8, 1.2))
+            assert await _until_done(search, 45) is Status.SUCCESS, search.feedback_message
+            turn = TurnTowardsFace("turn", ctx)
+            assert await _until_done(turn) is Status.SUCCESS, turn.feedback_message
+            await asyncio.sleep(0.3)
+            assert abs(_face_bearing_deg(sim, "alice")) < 10, _face_bearing_deg(sim, "alice")
+            assert 10 < math.degrees(sim.body.head.position) < 30  # her face is above the neck
+
+            # she steps 25° to the robot's right; the tracker follows while its child runs
+            (moved,) = parse_script("- {at: 0, face: alice, bearing_deg: -25}\n")
+            sim.run_step(moved)
+            track = TrackFace("track", Running("clip"), ctx)
+            loop = asyncio.get_running_loop()
+            end = loop.time() + 6.0
+            track.tick_once()
+            while loop.time() < end and abs(_face_bearing_deg(sim, "alice")) > 8:
+                await asyncio.sleep(0.05)
+                track.tick_once()
+            assert abs(_face_bearing_deg(sim, "alice")) < 8 and track.aims >= 1
+            track.stop(Status.INVALID)
+        finally:
+            await robot.stop_vision()
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=90)
+
+
+def test_turning_to_a_remembered_face_and_to_motion() -> None:
+    async def body() -> None:
+        sim, robot, ctx = await _robot()
+        try:
+            await eventually(lambda: robot.state is not None)
+            now = asyncio.get_running_loop().time()
+            # a face remembered 120° to the left, 0.5 m away (out of the picture long ago)
+            x, y = 500 * math.cos(math.radians(120)), 500 * math.sin(math.radians(120))
+            ctx.world.update([ev.FaceLost(now, face_id=7, x_mm=x, y_mm=y, z_mm=300.0, distance_mm=500.0,
+                                          captured_at=now - 4)], now)
+            assert await _until_done(TurnTowardsFace("turn", ctx, max_age_s=10)) is Status.SUCCESS
+            assert math.degrees(sim.body.angle_rad) == pytest.approx(120, abs=5)
+            too_old = TurnTowardsFace("turn", ctx, max_age_s=2)
+            assert await _until_done(too_old) is Status.FAILURE
+            assert too_old.feedback_message.startswith("no face seen within 2 s")
+
+            ctx.world.update([ev.MotionSeen(now, where="ground", heading_rad=math.radians(-30),
+                                            tilt_rad=math.radians(-20))], now)
+            look = LookTowardsMotion("look", ctx, within_s=5)
+            assert await _until_done(look) is Status.SUCCESS
+            assert math.degrees(sim.body.angle_rad) == pytest.approx(-30, abs=5)
+            assert math.degrees(sim.body.head.position) == pytest.approx(-20, abs=4)
+            assert not sim.body.wheels_moving
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=60)
+
+
+def test_an_interrupted_search_stops_the_wheels() -> None:
+    async def body() -> None:
+        sim, robot, ctx = await _robot()
+        try:
+            await eventually(lambda: robot.state is not None)
+            search = SearchForFaces("search", ctx, seconds=30, turn_deg=(60, 60), back_turn_deg=(60, 60),
+                                    body_speed_dps=30)
+            search.tick_once()
+            await eventually(lambda: sim.body.wheels_moving, timeout=3)
+            search.stop(Status.INVALID)
+            await eventually(lambda: not sim.body.wheels_moving, timeout=2)
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=30)
