@@ -39,6 +39,8 @@ class Face:
     name: str = ""
     #: In the picture now (False once the vision lost it: it is remembered where it was last)
     in_view: bool = True
+    #: How long no face had been seen when this one came (inf: none remembered), for greetings
+    unseen_before_s: float = math.inf
 
 
 @dataclass
@@ -99,10 +101,16 @@ class WorldModel:
     def _face(self, event: ev.FaceSeen | ev.FaceMoved | ev.FaceLost) -> None:
         seen = event.captured_at or float(event.at)
         known = self.faces.get(event.face_id)
+        if known is not None:
+            gap = known.unseen_before_s
+        else:
+            before = max((f.last_seen for f in self.faces.values()), default=-math.inf)
+            gap = max(0.0, seen - before) if before > -math.inf else math.inf
         self.faces[event.face_id] = Face(
             event.face_id, known.first_seen if known is not None else seen, seen, event.x_mm, event.y_mm,
             event.z_mm, event.distance_mm, event.heading_rad, known.name if known is not None else "",
-            in_view=not isinstance(event, ev.FaceLost))
+            in_view=not isinstance(event, ev.FaceLost),
+            unseen_before_s=gap)
 
     def _cube(self, object_id: int) -> Cube:
         cube = self.cubes.get(object_id)

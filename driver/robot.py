@@ -115,6 +115,9 @@ class Robot(RobotConnection):
         self._actions: dict[str, Action] = {}
         self._action_by_id: dict[int, Action] = {}
         self._next_action_id = 0
+        #: Counts wheel commands (drive, turn, path, stop all): a node that drove the wheels stops
+        #: them when it ends only if nobody has commanded them since.
+        self.wheel_commands = 0
         self._path_event_id = 0
         self._startup = StartUp(self._send_start_up, startup_timeout_s)
         self._ready = False
@@ -383,6 +386,7 @@ class Robot(RobotConnection):
     def turn_in_place(self, angle_rad: float, *, speed: float = math.pi, accel: float = 10.0,
                       tolerance: float = math.radians(2), absolute: bool = False, timeout: float = 10.0) -> Action:
         """Turn by (or to, with ``absolute``) ``angle_rad``."""
+        self.wheel_commands += 1
         start = self.state.proprioception.pose.angle_rad if self.state else 0.0
         target = angle_rad if absolute else start + angle_rad
         aid = self._action_id()
@@ -399,6 +403,7 @@ class Robot(RobotConnection):
 
     def drive_path(self, segments: list[tuple[str, dict[str, float]]], timeout: float = 30.0) -> Action:
         """Follow a path of ``("line"|"arc"|"turn", params)`` segments; completes on PathFollowingEvent."""
+        self.wheel_commands += 1
         self._path_event_id = self._path_event_id % 255 + 1
         eid = self._path_event_id
         old = self._actions.get("wheels")
@@ -419,6 +424,7 @@ class Robot(RobotConnection):
     def drive_wheels(self, left_mmps: float, right_mmps: float, left_accel: float = 0.0,
                      right_accel: float = 0.0) -> None:
         """Set wheel speeds (mm/s); cancels a turn or path in progress."""
+        self.wheel_commands += 1
         for slot in ("wheels", "path"):
             if slot in self._actions:
                 self._actions[slot].cancel("wheels commanded directly")
@@ -439,6 +445,7 @@ class Robot(RobotConnection):
 
     def stop_all_motors(self) -> None:
         """Stop wheels, head and lift now; cancels every action in progress."""
+        self.wheel_commands += 1
         for action in list(self._actions.values()):
             action.cancel("all motors stopped")
         self.send(m.StopAllMotors())

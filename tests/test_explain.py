@@ -45,6 +45,7 @@ root:
         - {type: time_of_day, name: t_time_of_day, params: {from: "03:00", to: "04:00"}}
         - {type: face_visible, name: t_face_visible}
         - {type: face_seen_within, name: t_face_seen_within, params: {within_s: 30}}
+        - {type: face_new, name: t_face_new, params: {unseen_s: 60}}
         - {type: motion_seen_within, name: t_motion_seen_within, params: {within_s: 5, where: ground}}
         - {type: failure, name: t_failure}
     - type: parallel

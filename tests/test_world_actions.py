@@ -158,3 +158,26 @@ def test_an_interrupted_search_stops_the_wheels() -> None:
             await sim.stop()
 
     run(body(), timeout=30)
+
+
+def test_an_interrupted_node_leaves_the_wheels_to_the_node_that_took_over() -> None:
+    """A selector ticks the new branch before it stops the old one: the old one's cleanup must not stop the new turn."""
+    from brain.nodes.actions import Turn
+
+    async def body() -> None:
+        sim, robot, ctx = await _robot()
+        try:
+            await eventually(lambda: robot.state is not None)
+            old = SearchForFaces("search", ctx, seconds=30, turn_deg=(60, 60), back_turn_deg=(60, 60),
+                                 body_speed_dps=30)
+            old.tick_once()
+            await eventually(lambda: sim.body.wheels_moving, timeout=3)
+            new = Turn("turn", ctx, 90.0, speed_dps=90.0)
+            new.tick_once()
+            old.stop(Status.INVALID)
+            assert await _until_done(new, 10) is Status.SUCCESS, new.feedback_message
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=30)

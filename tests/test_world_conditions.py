@@ -56,3 +56,27 @@ def test_motion_lately_and_where() -> None:
     assert left.explain(False) == "no motion (left) within 5 s (the last, ground, 1 s ago)"
     clock.t += 10
     assert _tick(anywhere) is Status.FAILURE
+
+
+def test_a_new_face_is_one_that_comes_after_a_while_alone() -> None:
+    from brain.nodes.world_conditions import FaceNew
+
+    clock = Clock()
+    ctx = BrainContext(clock=clock, rng=random.Random(1))
+    new = FaceNew("new", ctx, unseen_s=60, within_s=10)
+    assert _tick(new) is Status.FAILURE and new.explain(False) == "no face in view"
+    ctx.world.update([ev.FaceSeen(clock.t, face_id=1, distance_mm=500.0, captured_at=clock.t)], clock.t)
+    assert _tick(new) is Status.SUCCESS and new.explain(True) == "face 1 came 0 s ago, no face before"
+    clock.t += 11
+    assert _tick(new) is Status.FAILURE and new.explain(False) == "face 1 has been here 11 s, more than 10 s"
+    # she looks away for 5 s and is back as a new track: not new
+    ctx.world.update([ev.FaceLost(clock.t, face_id=1, distance_mm=500.0, captured_at=clock.t)], clock.t)
+    clock.t += 5
+    ctx.world.update([ev.FaceSeen(clock.t, face_id=2, distance_mm=500.0, captured_at=clock.t)], clock.t)
+    assert _tick(new) is Status.FAILURE
+    assert new.explain(False) == "face 2 came 5 s after the last, within 60 s"
+    # she leaves for two minutes, then comes back
+    ctx.world.update([ev.FaceLost(clock.t, face_id=2, distance_mm=500.0, captured_at=clock.t)], clock.t)
+    clock.t += 120
+    ctx.world.update([ev.FaceSeen(clock.t, face_id=3, distance_mm=500.0, captured_at=clock.t)], clock.t)
+    assert _tick(new) is Status.SUCCESS and new.explain(True) == "face 3 came 0 s ago, after 120 s without one"

@@ -224,15 +224,30 @@ class Turn(_Polled):
         super().__init__(name, ctx)
         self.degrees = float(degrees)
         self.speed_dps = float(speed_dps)
+        self._mark: int | None = None
 
     def start(self) -> Any:
-        return self.robot().turn_in_place(math.radians(self.degrees), speed=math.radians(self.speed_dps))
+        handle = self.robot().turn_in_place(math.radians(self.degrees), speed=math.radians(self.speed_dps))
+        self._mark = wheel_mark(self.ctx)
+        return handle
 
     def on_interrupt(self) -> None:
-        _stop_wheels(self.ctx)
+        _stop_wheels(self.ctx, self._mark)
 
 
-def _stop_wheels(ctx: BrainContext) -> None:
+def wheel_mark(ctx: BrainContext) -> int | None:
+    """The robot's wheel-command count now (None when it does not count), for :func:`_stop_wheels`."""
+    return getattr(ctx.robot, "wheel_commands", None) if ctx.robot is not None else None
+
+
+def _stop_wheels(ctx: BrainContext, since: int | None = None) -> None:
+    """Stop the wheels, unless they were commanded after mark ``since`` (the node that took over drives them).
+
+    A selector ticks the branch that takes over before it stops the one it interrupts, so an
+    interrupted node that stopped the wheels unconditionally would cancel its successor's turn.
+    """
+    if since is not None and getattr(ctx.robot, "wheel_commands", since) != since:
+        return
     if ctx.robot is not None:
         try:
             ctx.robot.drive_wheels(0.0, 0.0)
@@ -301,6 +316,7 @@ class Drive(_Timed):
         self.left, self.right, self.seconds = float(left), float(right), float(seconds)
         self._error: str | None = None
         self._driving = False
+        self._mark: int | None = None
 
     def duration(self) -> float:
         return self.seconds
@@ -313,6 +329,7 @@ class Drive(_Timed):
             return
         try:
             self.ctx.robot.drive_wheels(self.left, self.right)
+            self._mark = wheel_mark(self.ctx)
             self._driving = True
         except Exception as exc:
             self._error = f"{type(exc).__name__}: {exc}"
@@ -325,7 +342,7 @@ class Drive(_Timed):
     def terminate(self, new_status: Status) -> None:
         if self._driving:
             self._driving = False
-            _stop_wheels(self.ctx)
+            _stop_wheels(self.ctx, self._mark)
 
 
 class StopMotors(ContextBehaviour):
@@ -363,6 +380,7 @@ class LookAround(ContextBehaviour):
         self._action: Any = None
         self._pause_until = 0.0
         self.glances = 0
+        self._mark: int | None = None
 
     def initialise(self) -> None:
         self.ends_at = self.ctx.now() + self.seconds
@@ -393,6 +411,7 @@ class LookAround(ContextBehaviour):
         if now >= self._pause_until:
             try:
                 self._action = self._next()
+                self._mark = wheel_mark(self.ctx)
                 self.glances += 1
             except Exception as exc:
                 return self.fail(f"{type(exc).__name__}: {exc}")
@@ -402,7 +421,7 @@ class LookAround(ContextBehaviour):
         if self._action is not None and not self._action.done():
             _cancel(self._action)
         if self.status is Status.RUNNING:
-            _stop_wheels(self.ctx)
+            _stop_wheels(self.ctx, self._mark)
         self._action = None
 
 

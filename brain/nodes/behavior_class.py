@@ -105,6 +105,16 @@ class Resolved:
     errors: list[tuple[str, str]]
 
 
+def _flatten(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``raw`` with a nested ``params`` object's keys as ``params.<key>`` after the top-level ones."""
+    nested = raw.get("params")
+    if not isinstance(nested, Mapping):
+        return raw
+    flat = {k: v for k, v in raw.items() if k != "params"}
+    flat.update({f"params.{k}": v for k, v in nested.items()})
+    return flat
+
+
 @dataclass(frozen=True)
 class BehaviorClass:
     """One of Cozmo's behaviour classes: its declared parameters and the factory of its subtree.
@@ -124,10 +134,16 @@ class BehaviorClass:
         return (name, *self.params[name].aliases)
 
     def resolve(self, raw: Mapping[str, Any]) -> Resolved:
-        """Read ``raw`` against the declaration; never raises (errors are listed)."""
+        """Read ``raw`` against the declaration; never raises (errors are listed).
+
+        Some classes' files keep their parameters in a nested ``params`` object (FindFaces,
+        InteractWithFaces); its keys are read as well, written as ``params.<key>``, and a key
+        at the top level (a YAML override, say) wins over the nested one.
+        """
+        raw = _flatten(raw)
         folded: dict[str, str] = {}
         for key in raw:
-            folded.setdefault(str(key).casefold(), str(key))
+            folded.setdefault(str(key).rsplit(".", 1)[-1].casefold(), str(key))
         values: dict[str, Any] = {}
         read: dict[str, str] = {}
         errors: list[tuple[str, str]] = []

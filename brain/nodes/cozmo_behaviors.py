@@ -38,6 +38,7 @@ from .actions import (
     StopMotors,
 )
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorParamError, BehaviorSpec, triggers_param
+from .face_behaviors import FACE_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param
 from .sleeper import SLEEPER_CLASSES, WAKE_EVENT_KINDS, SleepUntilWoken
@@ -216,4 +217,4 @@ _CLASSES: tuple[BehaviorClass, ...] = (
 
 #: Every behaviour class the node library implements, in the order the format reference lists them.
 BEHAVIOR_CLASS_LIST: tuple[BehaviorClass, ...] = (*_CLASSES[:10], *SLEEPER_CLASSES, _CLASSES[10],
-                                                  *ORIENTATION_CLASSES)
+                                                  *ORIENTATION_CLASSES, *FACE_CLASSES)

@@ -63,7 +63,7 @@ from .decorators import Cooldown, Timeout, Timer
 from .params import Param, ParamError, coerce
 from .sleeper import SLEEPER_PARAMS, sleeper_node
 from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace
-from .world_conditions import MOTION_PLACES, FaceSeenWithin, FaceVisible, MotionSeenWithin
+from .world_conditions import MOTION_PLACES, FaceNew, FaceSeenWithin, FaceVisible, MotionSeenWithin
 
 __all__ = ["BEHAVIOR_CLASSES", "NODE_TYPES", "NodeType", "Param", "ParamError", "coerce"]
 
@@ -245,6 +245,9 @@ _LIST: list[NodeType] = [
           seconds=Param("number", default=30.0, minimum=0.0),
           turn_deg=Param("range", default=(30.0, 65.0), doc="forward body turns (°)"),
           back_turn_deg=Param("range", default=(10.0, 30.0), doc="the small turn back opening each round (°)"),
+          short_turn_deg=Param("range", default=(5.0, 25.0), doc="the first, short turn on (°)"),
+          clockwise_chance=Param("number", default=0.5, minimum=0.0, maximum=1.0,
+                                 doc="chance the scan turns clockwise"),
           head_deg=Param("range", default=(20.0, 42.0), doc="head angles tried (°)"),
           pause_s=Param("range", default=(0.5, 1.0), doc="pauses between moves (s)"),
           pause_trigger=Param("str", doc="animation trigger played in the pauses, when the resources have it"),
@@ -292,6 +295,10 @@ _LIST: list[NodeType] = [
     _condition("face_seen_within", lambda name, ctx, within_s: FaceSeenWithin(name, ctx, within_s),
                "SUCCESS when a face was in view within the last `within_s` seconds.",
                within_s=Param("number", required=True, minimum=0.0, doc="seconds")),
+    _condition("face_new", lambda name, ctx, unseen_s=60.0, within_s=10.0: FaceNew(name, ctx, unseen_s, within_s),
+               "SUCCESS while a face in view came within `within_s` after none was seen for `unseen_s`.",
+               unseen_s=Param("number", default=60.0, minimum=0.0, doc="seconds alone before it"),
+               within_s=Param("number", default=10.0, minimum=0.0, doc="seconds since it came")),
     _condition("motion_seen_within",
                lambda name, ctx, within_s, where=None: MotionSeenWithin(name, ctx, within_s, where),
                "SUCCESS when motion was seen within the last `within_s` seconds (`where`: only there).",

@@ -26,7 +26,7 @@ from brain.world import Face
 from driver.robot import HEAD_MAX_RAD, HEAD_MIN_RAD
 from driver.vision.geometry import NECK_MM
 
-from .actions import ContextBehaviour, _cancel, _stop_wheels
+from .actions import ContextBehaviour, _cancel, _stop_wheels, wheel_mark
 from .decorators import Explained
 
 __all__ = ["LookTowardsMotion", "SearchForFaces", "TrackFace", "TurnTowardsFace", "aim_at", "angle_diff"]
@@ -68,6 +68,7 @@ class _Aim(ContextBehaviour):
         self.clamp_deg = float(clamp_deg)
         self._actions: list[Any] = []
         self._error: str | None = None
+        self._mark: int | None = None
 
     def target(self) -> tuple[float, float, str]:
         """Heading (world, rad), head angle (rad) and what it is; LookupError says why there is none."""
@@ -95,6 +96,7 @@ class _Aim(ContextBehaviour):
         except Exception as exc:  # RobotError (not connected) …
             self._error = f"{type(exc).__name__}: {exc}"
             return
+        self._mark = wheel_mark(self.ctx)
         self.feedback_message = f"{', '.join(moves)} towards {what}"
         self.describe(looking_at=what)
 
@@ -114,7 +116,7 @@ class _Aim(ContextBehaviour):
             for action in self._actions:
                 if not action.done():
                     _cancel(action)
-            _stop_wheels(self.ctx)
+            _stop_wheels(self.ctx, self._mark)
         if new_status is not Status.RUNNING:
             self._actions = []
 
@@ -171,20 +173,23 @@ class LookTowardsMotion(_Aim):
 class SearchForFaces(ContextBehaviour):
     """Look for a face with a head and body scan, Anki's FindFaces pattern; SUCCESS when one is in view.
 
-    Each round turns back a little (``back_turn_deg``), pauses, turns on (``turn_deg``), moves
-    the head to two or three heights in place (``head_deg``) with pauses, and turns on again,
-    always in the direction drawn at the start. A pause plays ``pause_trigger`` when the
+    Each round turns back a little (``back_turn_deg``), pauses, turns on a little
+    (``short_turn_deg``), moves the head to two or three heights in place (``head_deg``) with
+    pauses, and turns on further (``turn_deg``), always in the direction drawn at the start
+    (clockwise with ``clockwise_chance``). A pause plays ``pause_trigger`` when the
     resources have it, else waits ``pause_s``. FAILURE after ``seconds`` without a face.
     """
 
     def __init__(self, name: str, ctx: BrainContext, seconds: float = 30.0,
                  turn_deg: Sequence[float] = (30.0, 65.0), back_turn_deg: Sequence[float] = (10.0, 30.0),
+                 short_turn_deg: Sequence[float] = (5.0, 25.0), clockwise_chance: float = 0.5,
                  head_deg: Sequence[float] = (20.0, 42.0), pause_s: Sequence[float] = (0.5, 1.0),
                  head_moves: Sequence[int] = (2, 3), body_speed_dps: float = 150.0, head_speed_dps: float = 90.0,
                  pause_trigger: str | None = None) -> None:
         super().__init__(name, ctx)
         self.seconds = float(seconds)
         self.turn_deg, self.back_turn_deg, self.head_deg = tuple(turn_deg), tuple(back_turn_deg), tuple(head_deg)
+        self.short_turn_deg, self.clockwise_chance = tuple(short_turn_deg), float(clockwise_chance)
         self.pause_s, self.head_moves = tuple(pause_s), (int(head_moves[0]), int(head_moves[1]))
         self.body_speed_dps, self.head_speed_dps = float(body_speed_dps), float(head_speed_dps)
         self.pause_trigger = pause_trigger
@@ -193,19 +198,20 @@ class SearchForFaces(ContextBehaviour):
         self._pause_until = 0.0
         self._started = self._ends_at = 0.0
         self._direction = 1.0
+        self._mark: int | None = None
         self.rounds = 0
 
     def initialise(self) -> None:
         self._started = self.ctx.now()
         self._ends_at = self._started + self.seconds
-        self._direction = -1.0 if self.ctx.rng.random() < 0.5 else 1.0
+        self._direction = -1.0 if self.ctx.rng.random() < self.clockwise_chance else 1.0
         self._steps, self._doing, self._pause_until, self.rounds = [], [], 0.0, 0
 
     def _round(self) -> list[tuple[str, float]]:
         """One scan round as (what, value) steps: ``turn`` by degrees, ``head`` to degrees, ``pause``."""
         rng, d = self.ctx.rng, self._direction
         steps = [("turn", -d * rng.uniform(*self.back_turn_deg)), ("head", rng.uniform(*self.head_deg)),
-                 ("pause", 0.0), ("turn", d * rng.uniform(*self.turn_deg))]
+                 ("pause", 0.0), ("turn", d * rng.uniform(*self.short_turn_deg))]
         for _ in range(rng.randint(*self.head_moves)):
             steps += [("head", rng.uniform(*self.head_deg)), ("pause", 0.0)]
         steps += [("turn", d * rng.uniform(*self.turn_deg)), ("pause", 0.0)]
@@ -250,6 +256,7 @@ class SearchForFaces(ContextBehaviour):
         what, value = self._steps.pop(0)
         try:
             self._start(what, value)
+            self._mark = wheel_mark(self.ctx)
         except Exception as exc:
             return self.fail(f"{type(exc).__name__}: {exc}")
         self.feedback_message = f"searching, round {self.rounds}"
@@ -260,7 +267,7 @@ class SearchForFaces(ContextBehaviour):
             for action in self._doing:
                 _cancel(action)
         if self.status is Status.RUNNING:
-            _stop_wheels(self.ctx)
+            _stop_wheels(self.ctx, self._mark)
         self._doing = []
 
 
@@ -285,6 +292,7 @@ class TrackFace(Explained):
         self._next_at = 0.0
         self._lock: Any = None
         self._turning = False
+        self._mark: int | None = None
         self.aims = 0
 
     def initialise(self) -> None:
@@ -312,6 +320,7 @@ class TrackFace(Explained):
             if abs(math.degrees(turn)) > self.clamp_deg:
                 robot.turn_in_place(heading, speed=math.radians(self.body_speed_dps), absolute=True)
                 self._turning = True
+                self._mark = wheel_mark(self.ctx)
             robot.set_head_angle(head, max_speed=math.radians(self.head_speed_dps))
         except Exception as exc:
             log.debug("%s: %s", self.name, exc)
@@ -330,5 +339,5 @@ class TrackFace(Explained):
             self._lock.release()
             self._lock = None
         if self._turning and new_status is Status.INVALID:
-            _stop_wheels(self.ctx)
+            _stop_wheels(self.ctx, self._mark)
         self._turning = False

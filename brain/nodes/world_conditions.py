@@ -11,18 +11,22 @@ from __future__ import annotations
 import math
 
 from brain.context import BrainContext
+from brain.world import Face
 
 from .conditions import _Condition
 from .explain import num
 
-__all__ = ["MOTION_PLACES", "FaceSeenWithin", "FaceVisible", "MotionSeenWithin"]
+__all__ = ["MOTION_PLACES", "FaceNew", "FaceSeenWithin", "FaceVisible", "MotionSeenWithin"]
 
 #: Where motion can be asked for (the vision's regions of the picture).
 MOTION_PLACES: tuple[str, ...] = ("ground", "left", "right", "top", "image")
 
 
-def _side(bearing_rad: float) -> str:
-    degrees = math.degrees(bearing_rad)
+def _side(ctx: BrainContext, bearing_rad: float) -> str:
+    """Where a world-frame bearing is from the robot's heading now (``12° left``), or ``ahead``."""
+    state = ctx.robot.state if ctx.robot is not None else None
+    heading = state.proprioception.pose.angle_rad if state is not None else 0.0
+    degrees = math.degrees(math.atan2(math.sin(bearing_rad - heading), math.cos(bearing_rad - heading)))
     return "ahead" if abs(degrees) < 3 else f"{abs(degrees):.0f}° {'left' if degrees > 0 else 'right'}"
 
 
@@ -36,7 +40,8 @@ class FaceVisible(_Condition):
         faces = self.ctx.world.faces_in_view()
         if faces:
             face = faces[0]
-            return f"face {face.face_id} in view, {face.distance_mm / 1000:.2f} m away, {_side(face.bearing_rad)}"
+            where = _side(self.ctx, face.bearing_rad)
+            return f"face {face.face_id} in view, {face.distance_mm / 1000:.2f} m away, {where}"
         last = self.ctx.world.last_face()
         if last is None:
             return "no face in view"
@@ -56,6 +61,9 @@ class FaceSeenWithin(_Condition):
         return bool(world.faces_in_view()) or (last is not None and self.ctx.now() - last.last_seen <= self.within_s)
 
     def in_words(self, passed: bool) -> str | None:
+        in_view = self.ctx.world.faces_in_view()
+        if in_view:
+            return f"face {in_view[0].face_id} in view"
         last = self.ctx.world.last_face()
         if last is None:
             return f"no face seen within {num(self.within_s)} s"
@@ -63,6 +71,42 @@ class FaceSeenWithin(_Condition):
         if passed:
             return f"face {last.face_id} seen {num(ago)} s ago, within {num(self.within_s)} s"
         return f"no face seen within {num(self.within_s)} s (the last {num(ago)} s ago)"
+
+
+class FaceNew(_Condition):
+    """SUCCESS while a face in view arrived within ``within_s`` after no face was seen for ``unseen_s``.
+
+    The moment to greet someone: a person who comes back after a short look away is not new,
+    one who comes after the robot has been alone a while is.
+    """
+
+    def __init__(self, name: str, ctx: BrainContext, unseen_s: float = 60.0, within_s: float = 10.0) -> None:
+        super().__init__(name, ctx)
+        self.unseen_s, self.within_s = float(unseen_s), float(within_s)
+
+    def _new(self) -> list[Face]:
+        now = self.ctx.now()
+        return [f for f in self.ctx.world.faces_in_view()
+                if now - f.first_seen <= self.within_s and f.unseen_before_s >= self.unseen_s]
+
+    def check(self) -> bool:
+        return bool(self._new())
+
+    def in_words(self, passed: bool) -> str | None:
+        new = self._new()
+        if new:
+            face = new[0]
+            alone = "no face before" if math.isinf(face.unseen_before_s) else \
+                f"after {num(face.unseen_before_s)} s without one"
+            return f"face {face.face_id} came {num(max(0.0, self.ctx.now() - face.first_seen))} s ago, {alone}"
+        faces = self.ctx.world.faces_in_view()
+        if not faces:
+            return "no face in view"
+        face = faces[0]
+        if self.ctx.now() - face.first_seen > self.within_s:
+            return f"face {face.face_id} has been here {num(self.ctx.now() - face.first_seen)} s, " \
+                   f"more than {num(self.within_s)} s"
+        return f"face {face.face_id} came {num(face.unseen_before_s)} s after the last, within {num(self.unseen_s)} s"
 
 
 class MotionSeenWithin(_Condition):
@@ -83,8 +127,8 @@ class MotionSeenWithin(_Condition):
         what = "motion" if self.where is None else f"motion ({self.where})"
         motion = self.ctx.world.motion
         if passed and motion is not None:
-            return f"{what} {num(max(0.0, self.ctx.now() - motion.at))} s ago, {_side(motion.bearing_rad)}, " \
-                   f"within {num(self.within_s)} s"
+            where = _side(self.ctx, motion.bearing_rad)
+            return f"{what} {num(max(0.0, self.ctx.now() - motion.at))} s ago, {where}, within {num(self.within_s)} s"
         if motion is None:
             return f"no {what} within {num(self.within_s)} s"
         return f"no {what} within {num(self.within_s)} s (the last, {motion.where}, " \

@@ -30,7 +30,9 @@ DEFAULT_DISTANCE_M = 0.6
 DEFAULT_HEIGHT_M = 0.25
 #: Moving things: "ground" rolls on the floor, "air" moves at height (a waving hand).
 MOTION_KINDS = ("ground", "air")
-DEFAULT_MOTION_DISTANCE_M = 0.35
+#: A ball rolls about 0.22 m ahead by default: inside the floor patch the motion detector watches
+#: (up to 0.3 m ahead, :class:`driver.vision.motion.MotionConfig`), where a pounce can reach.
+DEFAULT_MOTION_DISTANCE_M = 0.22
 DEFAULT_AIR_HEIGHT_M = 0.3
 DEFAULT_MOTION_S = 2.0
 #: Timeline steps that change the world (see :mod:`driver.sim.script`).

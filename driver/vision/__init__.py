@@ -13,10 +13,16 @@
 to the robot's listeners.
 """
 
-from .chunks import ChunkReassembler, CompletedFrame, DropReason
-from .geometry import CameraIntrinsics
-from .pipeline import Vision, VisionConfig, VisionStats
-from .sample import ImageSample
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .chunks import ChunkReassembler, CompletedFrame, DropReason
+    from .geometry import CameraIntrinsics
+    from .pipeline import Vision, VisionConfig, VisionStats
+    from .sample import ImageSample
 
 __all__ = [
     "CameraIntrinsics",
@@ -28,3 +34,16 @@ __all__ = [
     "VisionConfig",
     "VisionStats",
 ]
+
+#: Where each name lives: importing the package (say for :mod:`.geometry`, which the brain's
+#: nodes use) must not load OpenCV and the JPEG codec into a daemon that runs without vision.
+_HOMES = {"ChunkReassembler": "chunks", "CompletedFrame": "chunks", "DropReason": "chunks",
+          "CameraIntrinsics": "geometry", "Vision": "pipeline", "VisionConfig": "pipeline",
+          "VisionStats": "pipeline", "ImageSample": "sample"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{home}", __name__), name)

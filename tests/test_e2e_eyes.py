@@ -1,0 +1,78 @@
+"""The default personality with eyes, end to end: the daemon as a subprocess, the simulator's room over UDP.
+
+A person appears 40° to the robot's left, outside the camera's view: the robot searches, turns
+until she is within 10° of its heading and greets her (the greeting in its log); she steps to
+its right and it follows; a ball rolls in front of it and it pounces; she leaves, and after a
+while alone it searches again. The personality is the default one with shorter waits for being
+alone (a file that extends it), so the test takes a minute, not many.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+
+import pytest
+
+from driver.sim.script import parse_script
+from driver.sim.server import SimulatedCozmo
+
+from .conftest import REPO, run
+from .daemon_harness import RESOURCES, Daemon, start
+
+pytestmark = pytest.mark.e2e
+
+
+def _bearing_deg(sim: SimulatedCozmo, name: str) -> float:
+    """Where the person stands from the simulated robot's heading (degrees, left positive)."""
+    person = sim.room.people[name]
+    b = sim.body
+    world = math.atan2(person.y_mm - b.y_mm, person.x_mm - b.x_mm)
+    return math.degrees(math.atan2(math.sin(world - b.angle_rad), math.cos(world - b.angle_rad)))
+
+
+def _step(d: Daemon, text: str) -> float:
+    (step,) = parse_script(f"- {text}\n")
+    d.sim.run_step(step)
+    return d.now()
+
+
+async def _facing(d: Daemon, name: str, within_deg: float, timeout: float) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while abs(_bearing_deg(d.sim, name)) > within_deg:
+        assert loop.time() < deadline, f"{name} is still {_bearing_deg(d.sim, name):.0f}° away\n{d.text[-3000:]}"
+        await asyncio.sleep(0.1)
+
+
+def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_path: Path) -> None:
+    pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
+    (tmp_path / "eyes.yaml").write_text(
+        f"extends: {REPO / 'trees' / 'default.yaml'}\nname: eyes\n"
+        "parameters: {alone_after_s: 12, search_cooldown_s: 5}\n")
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "eyes.yaml", "--resources", str(RESOURCES))
+        try:
+            await d.line(r"vision on")
+            t0 = _step(d, "{at: 0, face: alice, bearing_deg: 40, distance_m: 0.6, height_m: 0.25}")
+            assert abs(_bearing_deg(d.sim, "alice")) > 30  # outside the camera's view
+            greeted = await d.line(r"doing .*greet > .*AcknowledgeFace", after=t0, timeout=45)
+            await d.line(r"AcknowledgeFace > follow the face > greeting", after=greeted, timeout=10)
+            await _facing(d, "alice", 10, timeout=10)
+
+            heading = math.degrees(d.sim.body.angle_rad)
+            _step(d, "{at: 0, face: alice, bearing_deg: -25}")
+            await _facing(d, "alice", 10, timeout=20)  # it follows her
+            assert abs(math.degrees(d.sim.body.angle_rad) - heading) > 12
+
+            rolled = _step(d, "{at: 0, motion: ground, bearing_deg: 0, for: 12}")
+            await d.line(r"doing .*PounceOnMotion .*PouncePounce", after=rolled, timeout=25)
+
+            left = _step(d, "{at: 0, face_leaves: alice}")
+            await d.line(r"doing .*find people > .*FindFaces", after=left, timeout=40)
+        finally:
+            await d.close()
+
+    run(body(), timeout=200)
