@@ -532,18 +532,23 @@ class Robot(RobotConnection):
     # through _emit like every other robot event. Nothing else in the Robot knows about vision.
 
     vision: Vision | None = None
+    _vision_camera = True
 
-    def start_vision(self, config: VisionConfig | None = None, *, color: bool = False) -> Vision:
+    def start_vision(self, config: VisionConfig | None = None, *, color: bool = False,
+                     camera: bool = True) -> Vision:
         """Stream the camera (QVGA, grey or colour) into a vision pipeline whose events
         (face_seen, face_moved, face_lost, motion_seen) reach this Robot's listeners.
 
         May be called before :meth:`connect`: the camera is switched on once connected, and again
-        after every reconnection (a robot that rebooted has it off)."""
+        after every reconnection (a robot that rebooted has it off). With ``camera=False`` the
+        camera stays off and the pipeline is fed otherwise (:meth:`driver.vision.Vision.on_sight`)."""
         from .vision import Vision
 
         if self.vision is not None:
             raise RobotError("vision is already running; stop_vision() first")
-        vision = Vision(config, emit=self._emit, name=self.name)
+        vision = Vision(config, emit=self._emit, name=self.name,
+                        **({} if camera else {"face_detector": None}))
+        self._vision_camera = camera
 
         def route(msg: Any) -> None:
             try:
@@ -557,12 +562,12 @@ class Robot(RobotConnection):
         def on_event(event: ev.RobotEvent) -> None:
             if isinstance(event, (ev.RobotLost, ev.Reconnected)):
                 vision.reset()  # no half frame across the gap; the robot's clock starts again
-            if isinstance(event, (ev.Connected, ev.Reconnected)):
+            if camera and isinstance(event, (ev.Connected, ev.Reconnected)):
                 self.enable_camera(True, color)
 
         self._vision_unhook = (self.add_message_listener(route), self.add_listener(on_event))
         self.vision = vision
-        if self.connected:
+        if camera and self.connected:
             self.enable_camera(True, color)
         return vision
 
@@ -573,6 +578,6 @@ class Robot(RobotConnection):
             return
         for unhook in self._vision_unhook:
             unhook()
-        if self.connected:
+        if self._vision_camera and self.connected:
             self.enable_camera(False)
         await vision.close()

@@ -152,6 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --seeds: days run at once in separate processes (default: the number of CPUs)")
     p.add_argument("--start", metavar="HH:MM",
                    help="the simulated local time of day at the start (default 09:00); quiet hours follow it")
+    eyes = p.add_mutually_exclusive_group()
+    eyes.add_argument("--pixels", action="store_true",
+                      help="render, encode and detect every camera picture (slow); by default the simulator "
+                           "hands the vision what its camera would see from the room's geometry")
+    eyes.add_argument("--no-vision", action="store_true", help="leave the robot blind (no faces, no motion)")
 
     p = sub.add_parser("service", help="run as a systemd service")
     ssub = p.add_subparsers(dest="service_command", metavar="ACTION")

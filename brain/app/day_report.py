@@ -65,6 +65,9 @@ class SimulationReport:
     scripted_events: int = 0
     safety_stops: int = 0
     face_images: int = 0
+    #: how the robot saw: ``mode`` (sight: the room's geometry, pixels: rendered and detected, off),
+    #: ``looks`` (pictures or looks analysed), ``faces_seen`` and ``motion_seen`` (events)
+    eyes: dict[str, Any] = field(default_factory=dict)
     link: dict[str, Any] = field(default_factory=dict)
     #: quiet hours: how long, when (``spans``), the sound frames and wheel commands that reached the
     #: robot meanwhile, and the same counts ``outside`` them
@@ -166,6 +169,10 @@ class SimulationReport:
             "mood (min/mean/max): " + ", ".join(f"{k} {v['min']:+.2f}/{v['mean']:+.2f}/{v['max']:+.2f}"
                                                 for k, v in self.mood.items()),
         ]
+        if self.eyes:
+            e = self.eyes
+            out.append(f"eyes: {e.get('mode')}, {e.get('looks', 0)} looks, {e.get('faces_seen', 0)} faces seen, "
+                       f"{e.get('motion_seen', 0)} motion events")
         if self.liveliness:
             out.append("liveliness: " + liveliness_line(self.liveliness))
         if self.quiet.get("seconds"):

@@ -69,6 +69,7 @@ class DayJob:
     start_clock: str
     verbose: bool
     progress: Any = None  # the queue back to the command: ("progress", seed, share done), ("done", seed, report)
+    eyes: str = "sight"
 
 
 def run_day(job: DayJob) -> dict[str, Any]:
@@ -93,7 +94,8 @@ def run_day(job: DayJob) -> dict[str, Any]:
     async def main() -> Any:
         with QuietAndStamped(asyncio.get_running_loop(), job.verbose):
             return await simulate(job.personality, job.roots, hours=job.hours, script=job.script, seed=job.seed,
-                                  heartbeat_hz=job.heartbeat_hz, start_clock=job.start_clock, progress=progress)
+                                  heartbeat_hz=job.heartbeat_hz, start_clock=job.start_clock, progress=progress,
+                                  eyes=job.eyes)
 
     try:
         report = run_virtual(main())
@@ -114,7 +116,7 @@ def _day_process(job: DayJob) -> None:
 
 def simulate_days(personality: Path, roots: list[Path], *, hours: float, script: list[Any], seeds: list[int],
                   jobs: int | None, heartbeat_hz: float, start_clock: str, report_path: Path | None,
-                  verbose: bool) -> int:
+                  verbose: bool, eyes: str = "sight") -> int:
     """Run one day per seed in ``jobs`` processes; log each day and the worst; write the report. Exit code.
 
     Each day is a process of its own (started fresh, ``spawn``), at most ``jobs`` at a time; they
@@ -140,7 +142,8 @@ def simulate_days(personality: Path, roots: list[Path], *, hours: float, script:
             while todo or running:
                 while todo and len(running) < workers:
                     seed = todo.pop(0)
-                    job = DayJob(personality, roots, hours, script, seed, heartbeat_hz, start_clock, verbose, inbox)
+                    job = DayJob(personality, roots, hours, script, seed, heartbeat_hz, start_clock, verbose, inbox,
+                                 eyes)
                     running[seed] = context.Process(target=_day_process, args=(job,), name=f"day-{seed}", daemon=True)
                     running[seed].start()
                 try:

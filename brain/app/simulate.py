@@ -98,6 +98,7 @@ async def simulate(
     progress: bool | ProgressCallback = True,
     on_start: Callable[[Any], None] | None = None,
     start_clock: str = DEFAULT_START,
+    eyes: str = "sight",
 ) -> SimulationReport:
     """Run ``personality`` for ``hours`` of loop time against the simulator; returns the report.
 
@@ -106,8 +107,10 @@ async def simulate(
     a line every simulated hour and every :data:`PROGRESS_WALL_S` wall seconds, a callable gets
     the text, whether it is a milestone and the share done every :data:`PROGRESS_CHECK_S`
     simulated seconds, False shows nothing. ``on_start`` is called with the :class:`brain.engine.Brain` once it is
-    loaded and just before its heartbeat starts (benchmarks and tools hook in there). Raises
-    :class:`SimulationError` when the stack cannot start.
+    loaded and just before its heartbeat starts (benchmarks and tools hook in there). ``eyes``:
+    ``sight`` (default) hands the vision what the simulator's camera would see from the room's
+    geometry (:mod:`driver.sim.sight`), ``pixels`` renders, encodes and detects every picture,
+    ``off`` leaves the robot blind. Raises :class:`SimulationError` when the stack cannot start.
     """
     from driver.memlink import MemoryNetwork
     from driver.sim.server import SimulatedCozmo
@@ -117,6 +120,8 @@ async def simulate(
 
     if not hours > 0:
         raise SimulationError(f"the simulated time must be positive, got {hours} h")
+    if eyes not in EYES:
+        raise SimulationError(f"eyes: expected one of {', '.join(EYES)}, got {eyes!r}")
     try:
         start_s = parse_clock(start_clock)
     except ValueError as exc:
@@ -132,6 +137,7 @@ async def simulate(
     report = SimulationReport(personality=personality.stem, personality_file=str(personality), seed=seed,
                               heartbeat_hz=heartbeat_hz, scripted_events=len(script or []),
                               start_clock=format_clock(start_s))
+    sight: _Eyes | None = None
     net = MemoryNetwork(loop)
     sim = SimulatedCozmo("127.0.0.1", 5551, script=list(script or []))
     progress_task: asyncio.Task[None] | None = None
@@ -150,6 +156,7 @@ async def simulate(
         recorder = Recorder(report, behavior_ids, start)
         recorder.set_duration(hours * 3600.0)
         _attach(brain, sim, controller, recorder)
+        sight = _Eyes(eyes, robot, sim)
         if on_start is not None:
             on_start(brain)
         stop = asyncio.Event()
@@ -167,6 +174,7 @@ async def simulate(
         report.median_beat_ms = round(hb.median_tick_ms(), 4)
         report.safety_stops = brain.safety.stops
         report.face_images = sim.display.images
+        report.eyes = sight.report()
         stats = robot.stats
         report.link = {"datagrams": net.delivered, "sent_packets": stats.sent_packets,
                        "resent_packets": stats.resent_packets, "received_packets": stats.received_packets,
@@ -176,10 +184,57 @@ async def simulate(
     finally:
         if progress_task is not None:
             progress_task.cancel()
+        if sight is not None:
+            await sight.close()
         await stack.close()
         await sim.stop()
     report.wall_s = round(time.perf_counter() - wall0, 3)
     return report
+
+
+#: How a simulated robot sees (``simulate --pixels``, ``--no-vision``; the room's geometry by default).
+EYES = ("sight", "pixels", "off")
+EYES_WORDS = {"sight": "the room's geometry", "pixels": "rendered and detected pictures", "off": "none"}
+
+
+class _Eyes:
+    """The robot's vision in a simulated day: how it sees, the sight feed, what it saw."""
+
+    def __init__(self, mode: str, robot: Any, sim: Any) -> None:
+        from driver.vision import VisionConfig
+
+        self.mode, self.robot, self.feed = mode, robot, None
+        self.seen: dict[str, int] = {"face_seen": 0, "motion_seen": 0}
+        if mode == "off":
+            return
+        robot.add_listener(self._count)
+        if mode == "pixels":  # drawn and analysed on the loop's thread: no simulated time, no frame skipped
+            sim.camera.in_thread = False
+            robot.start_vision(VisionConfig(inline=True))
+            return
+        from driver.sim.sight import SightFeed
+
+        vision = robot.start_vision(VisionConfig(face_detector=None, motion=False), camera=False)
+        self.feed = SightFeed(sim, vision, robot).start()
+
+    def _count(self, event: Any) -> None:
+        if event.kind in self.seen:
+            self.seen[event.kind] += 1
+
+    def report(self) -> dict[str, Any]:
+        """The report's ``eyes`` section."""
+        vision = self.robot.vision
+        if vision is None:
+            return {"mode": self.mode}
+        looks = self.feed.looks if self.feed is not None else vision.stats.decoded
+        return {"mode": self.mode, "looks": looks, "faces_seen": self.seen["face_seen"],
+                "motion_seen": self.seen["motion_seen"]}
+
+    async def close(self) -> None:
+        """Stop the feed and the vision."""
+        if self.feed is not None:
+            await self.feed.stop()
+        await self.robot.stop_vision()
 
 
 def wake_up_clips(resources: Any) -> list[str]:
@@ -304,7 +359,7 @@ class QuietAndStamped:
 
 def simulate_command(args: argparse.Namespace) -> int:
     """``cozmo-brain simulate --hours H [--personality FILE] [--report FILE] [--script FILE]
-    [--seed N | --seeds A-B [--jobs N]] [--start HH:MM]``."""
+    [--seed N | --seeds A-B [--jobs N]] [--start HH:MM] [--pixels | --no-vision]``."""
     from driver.sim.script import ScriptError, load_script
 
     from .config import ConfigError, load_config
@@ -353,21 +408,22 @@ def simulate_command(args: argparse.Namespace) -> int:
         log.error("%s", exc)
         return 1
     verbose = bool(getattr(args, "verbose", 0))
+    eyes = "pixels" if getattr(args, "pixels", False) else "off" if getattr(args, "no_vision", False) else "sight"
     if seeds is not None:
         return simulate_days(personality, roots, hours=hours, script=script, seeds=seeds, jobs=jobs,
                              heartbeat_hz=cfg.heartbeat_hz, start_clock=start_clock, report_path=report_path,
-                             verbose=verbose)
+                             verbose=verbose, eyes=eyes)
     seed = getattr(args, "seed", None)
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)
-    log.info("simulating %s for %g h from %s (seed %d)%s", personality, hours, start_clock, seed,
-             f" with {len(script)} scripted events" if script else "")
+    log.info("simulating %s for %g h from %s (seed %d)%s; eyes: %s", personality, hours, start_clock, seed,
+             f" with {len(script)} scripted events" if script else "", EYES_WORDS[eyes])
 
     async def main() -> SimulationReport:
         with QuietAndStamped(asyncio.get_running_loop(), verbose), \
                 Progress(log, every_s=PROGRESS_WALL_S) as shown:
             return await simulate(personality, roots, hours=hours, script=script, seed=seed,
-                                  heartbeat_hz=cfg.heartbeat_hz, start_clock=start_clock,
+                                  heartbeat_hz=cfg.heartbeat_hz, start_clock=start_clock, eyes=eyes,
                                   progress=lambda text, milestone, done: shown.show(text, milestone=milestone))
 
     try:

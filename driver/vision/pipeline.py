@@ -74,6 +74,9 @@ class VisionConfig:
     motion_config: MotionConfig = field(default_factory=MotionConfig)
     #: the camera's intrinsics (a typical Cozmo's unless a calibration is given)
     camera: CameraIntrinsics = field(default_factory=CameraIntrinsics)
+    #: analyse each frame on the event loop's thread instead of the worker: for virtual-time runs
+    #: (``simulate --pixels``), where the analysis must take no simulated time and skip no frame
+    inline: bool = False
 
 
 @dataclass
@@ -184,6 +187,23 @@ class Vision:
         else:
             self._start(frame)
 
+    def on_sight(self, sample: ImageSample, faces: list[Box] | None, motion: MotionReport | None) -> None:
+        """Detections made without a picture (the simulator's sight, :mod:`driver.sim.sight`) for one look.
+
+        ``faces`` (None: no face pass this time) go through the tracker and ``motion`` becomes an
+        event, exactly as a decoded frame's detections do.
+        """
+        if self._closed:
+            return
+        self.stats.frames += 1
+        if faces is not None:
+            self.stats.face_searches += 1
+            view = _view(sample.head_angle_rad, sample.pose.angle_rad if sample.pose else None)
+            self._publish_faces(self.tracker.update(faces, sample.captured_at, context=sample, view=view))
+        if motion is not None:
+            self.stats.motion_reports += 1
+            self._emit_safely(_motion_event(motion, sample, self._now()))
+
     def reset(self) -> None:
         """Start afresh after the robot was lost: no half frame, no old states, no previous frame."""
         self.reassembler.reset()
@@ -254,6 +274,9 @@ class Vision:
         plan = _Plan(robot_time, state, search, track, motion, reset_motion=motion and self._reset_motion)
         if motion:
             self._reset_motion = False
+        if c.inline:
+            self._deliver(self._work(frame, plan))
+            return
         try:
             future = asyncio.get_running_loop().run_in_executor(self._executor, self._work, frame, plan)
         except RuntimeError:  # the worker is shut down (closing): the frame goes nowhere

@@ -1,0 +1,223 @@
+"""What the simulated camera would see, from the room's geometry alone: face boxes and motion, without pixels.
+
+``cozmo-brain simulate`` lives hours in minutes; rendering, encoding and detecting fifteen
+pictures a second would cost far more than the rest of the stack. So by default the simulator
+hands the robot's vision what its camera would see instead:
+
+* each person's face becomes a box where the pinhole camera projects the point between the eyes,
+  as wide as a face (:data:`~driver.vision.geometry.FACE_WIDTH_MM`) at that depth; it is seen only
+  when the whole box is in the picture (the head's tilt hides a face above or below the view) and
+  not further than the detector finds faces (:data:`MAX_FACE_MM`);
+* a moving thing becomes motion where it is, with the places the motion detector names (the
+  floor patch in front, the picture's left, right and top borders, the whole image), reported only
+  while the robot holds still and at most every half second, as the detector does.
+
+:class:`SightFeed` runs beside the simulator and gives these to a :class:`driver.vision.Vision`
+(:meth:`~driver.vision.Vision.on_sight`), whose tracker, world placement and events are the
+ones detected pictures go through, so the brain cannot tell the difference. ``simulate
+--pixels`` renders and detects every frame for real instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..samples import RobotStateSample
+from ..vision.faces import Box
+from ..vision.geometry import FACE_WIDTH_MM, CameraIntrinsics, camera_position, pixel_ray
+from ..vision.motion import REGIONS, MotionArea, MotionReport
+from ..vision.sample import ImageSample
+from .room import Room
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MAX_FACE_MM", "RoomSight", "SightFeed", "project"]
+
+#: The furthest a face is found (mm): about 36 px wide at QVGA, where the HOG detector stops finding them.
+MAX_FACE_MM = 1000.0
+#: The floor patch the motion detector watches (mm ahead of the robot's origin, and to each side).
+GROUND_FAR_MM = 300.0
+GROUND_HALF_WIDTH_MM = 150.0
+#: The share of the picture's width / height that makes its left, right and top borders.
+BORDER = 0.3
+
+_EMPTY = np.zeros((0, 0), dtype=np.uint8)
+_EMPTY.setflags(write=False)
+
+
+def project(point_mm: tuple[float, float, float], head_angle_rad: float,
+            camera: CameraIntrinsics) -> tuple[float, float, float] | None:
+    """Pixel (u, v) and depth (mm) of a point in the robot frame, seen at a head angle; None behind the camera.
+
+    The inverse of :func:`driver.vision.geometry.pixel_ray`.
+    """
+    ox, oy, oz = camera_position(head_angle_rad)
+    dx, dy, dz = point_mm[0] - ox, point_mm[1] - oy, point_mm[2] - oz
+    c, s = math.cos(head_angle_rad), math.sin(head_angle_rad)
+    depth = dx * c + dz * s
+    if depth <= 1.0:
+        return None
+    up = -dx * s + dz * c
+    return camera.cx - camera.fx * dy / depth, camera.cy - camera.fy * up / depth, depth
+
+
+Pose4 = tuple[float, float, float, float]  # x, y, z (mm), heading (rad)
+
+
+def to_robot(point_mm: tuple[float, float, float], pose: Pose4) -> tuple[float, float, float]:
+    """A world point in the frame of a robot at ``pose`` (x, y, z mm, heading rad)."""
+    x, y, z, angle = pose
+    c, s = math.cos(angle), math.sin(angle)
+    dx, dy = point_mm[0] - x, point_mm[1] - y
+    return (c * dx + s * dy, -s * dx + c * dy, point_mm[2] - z)
+
+
+@dataclass
+class RoomSight:
+    """The room seen through a camera: :meth:`faces` and :meth:`motion` for a head angle and a body pose."""
+
+    room: Room
+    camera: CameraIntrinsics = CameraIntrinsics()
+    max_face_mm: float = MAX_FACE_MM
+
+    def faces(self, pose: Pose4, head_angle_rad: float) -> list[Box]:
+        """The face boxes in the picture of a robot at ``pose`` with its head at ``head_angle_rad``."""
+        cam, out = self.camera, []
+        for person in self.room.people.values():
+            seen = project(to_robot((person.x_mm, person.y_mm, person.z_mm), pose), head_angle_rad, cam)
+            if seen is None or seen[2] > self.max_face_mm:
+                continue
+            u, v, depth = seen
+            w = FACE_WIDTH_MM * cam.fx / depth
+            h = w * 1.2
+            box = Box(u - w / 2, v - h / 2, w, h, 1.0)
+            if box.x >= 0 and box.y >= 0 and box.x + box.w <= cam.width and box.y + box.h <= cam.height:
+                out.append(box)
+        return out
+
+    def motion(self, pose: Pose4, head_angle_rad: float, now: float,
+               captured_at: float, robot_time_ms: int) -> MotionReport | None:
+        """What moved in the picture at loop time ``now`` (the first moving thing in view), or None."""
+        cam = self.camera
+        for mover in self.room.movers:
+            if not mover.start <= now < mover.until:
+                continue
+            point = to_robot(mover.position(now), pose)
+            seen = project(point, head_angle_rad, cam)
+            if seen is None:
+                continue
+            u, v, depth = seen
+            if not (0 <= u < cam.width and 0 <= v < cam.height):
+                continue
+            size = 2 * mover.radius_mm * cam.fx / depth
+            amount = min(1.0, size * size / (cam.width * cam.height))
+            ray = pixel_ray(u, v, head_angle_rad, cam)
+            areas = [MotionArea("image", u, v, amount, ray.pan_rad, ray.tilt_rad)]
+            if mover.kind == "ground" and 0 <= point[0] <= GROUND_FAR_MM and abs(point[1]) <= GROUND_HALF_WIDTH_MM:
+                areas.append(MotionArea("ground", u, v, amount, ray.pan_rad, ray.tilt_rad, (point[0], point[1])))
+            for where, inside in (("left", u < BORDER * cam.width), ("right", u > (1 - BORDER) * cam.width),
+                                  ("top", v < BORDER * cam.height)):
+                if inside:
+                    areas.append(MotionArea(where, u, v, 3.0, ray.pan_rad, ray.tilt_rad))
+            areas.sort(key=lambda a: REGIONS.index(a.where))
+            return MotionReport(tuple(areas), captured_at, robot_time_ms)
+        return None
+
+
+class SightFeed:
+    """Gives a Vision what the simulator's camera would see, every ``interval_s`` of loop time.
+
+    Faces go at the vision's face search rate; motion while the simulated robot holds still
+    (head within 0.1°, body within 0.1° and 0.5 mm since the previous look) and at most every
+    ``motion_min_interval_s``. Where the robot believes it is (its RobotState) places the
+    detections, as it places a real picture's; nothing is done while the room is empty and no
+    face is being followed.
+    """
+
+    def __init__(self, sim: Any, vision: Any, robot: Any, *, interval_s: float = 0.1,
+                 motion_min_interval_s: float = 0.5) -> None:
+        self.sim, self.vision, self.robot = sim, vision, robot
+        self.sight = RoomSight(sim.room, vision.config.camera)
+        self.interval_s = interval_s
+        self.motion_min_interval_s = motion_min_interval_s
+        self.looks = 0
+        self._task: asyncio.Task[None] | None = None
+        self._last_faces: float | None = None
+        self._last_motion: float | None = None
+        self._previous: tuple[float, ...] | None = None
+        self._image_id = 0
+
+    def start(self) -> SightFeed:
+        """Start looking (a task on the running loop)."""
+        self._task = asyncio.get_running_loop().create_task(self._run())
+        return self
+
+    async def stop(self) -> None:
+        """Stop looking."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.interval_s)
+            try:
+                self.look(loop.time())
+            except Exception:  # a bad look must not end the feed
+                log.exception("sim: the simulated sight failed")
+
+    def look(self, now: float) -> None:
+        """One look at the room: faces when due, motion when due and the robot is still."""
+        body = self.sim.body
+        pose = (body.x_mm, body.y_mm, 0.0, body.angle_rad)
+        head = body.head.position
+        view = (head, *pose)
+        previous, self._previous = self._previous, view
+        state: RobotStateSample | None = self.robot.state
+        room = self.sim.room
+        if state is None or not self.sim.connected:
+            return
+        every = self.vision.config.face_search_interval_s
+        faces_due = self._last_faces is None or now - self._last_faces >= every - 1e-6
+        faces_wanted = faces_due and (room.people or self.vision.tracker.tracks)
+        motion = None
+        if room.movers and previous is not None and _still(previous, view) and (
+                self._last_motion is None or now - self._last_motion >= self.motion_min_interval_s):
+            motion = self.sight.motion(pose, head, now, now, state.proprioception.robot_time_ms)
+            if motion is not None:
+                self._last_motion = now
+        if not faces_wanted and motion is None:
+            return
+        boxes = None
+        if faces_wanted:
+            self._last_faces = now
+            boxes = self.sight.faces(pose, head)
+        self.looks += 1
+        self._image_id += 1
+        self.vision.on_sight(self._sample(state, now), boxes, motion)
+
+    def _sample(self, state: RobotStateSample, now: float) -> ImageSample:
+        p = state.proprioception
+        cam = self.sight.camera
+        return ImageSample(
+            source="sight", image_id=self._image_id, robot_time_ms=p.robot_time_ms, captured_at=now, received_at=now,
+            width=cam.width, height=cam.height, color=False, encoding="JPEG_MINIMIZED_GRAY", pixels=_EMPTY,
+            gray=_EMPTY, jpeg=b"", head_angle_rad=p.head_angle_rad, pose=p.pose, state_robot_time_ms=p.robot_time_ms,
+            camera=cam)
+
+
+def _still(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Head within 0.1°, body within 0.1° and 0.5 mm between two views (head, x, y, z, heading)."""
+    turn = math.atan2(math.sin(b[4] - a[4]), math.cos(b[4] - a[4]))
+    return (abs(b[0] - a[0]) < math.radians(0.1) and abs(turn) < math.radians(0.1)
+            and math.hypot(b[1] - a[1], b[2] - a[2]) < 0.5)

@@ -1,0 +1,77 @@
+"""Simulated days with eyes: the room's people reach the brain through the simulator's sight.
+
+``simulate`` runs the default personality (with shorter waits for being alone, in a file that
+extends it) over a few simulated minutes in virtual time, with people arriving and leaving
+and a ball rolling. What is checked is the day's own record (the report's timeline): each
+person arriving while the robot is awake is greeted or looked at, soon when they stand in the
+camera's view, after a search when they do not; the robot does not nap while someone is
+there; the ball makes it pounce; the same script without eyes has none of this.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from brain.app.simulate import run_virtual, simulate
+from driver.sim.script import parse_script
+
+from .conftest import REPO
+
+pytestmark = pytest.mark.e2e
+
+SCRIPT = """
+- {at: 20, face: alice, bearing_deg: 10, distance_m: 0.6, height_m: 0.25}
+- {at: 200, face_leaves: alice}
+- {at: 240, face: bob, bearing_deg: 45}
+- {at: 330, face_leaves: bob}
+- {at: 400, motion: ground, bearing_deg: 0, for: 8}
+"""
+SOCIAL = ("AcknowledgeFace", "InteractWithFaces")
+
+
+def _day(tmp_path: Path, eyes: str) -> dict[str, Any]:
+    personality = tmp_path / "eyes.yaml"
+    personality.write_text(f"extends: {REPO / 'trees' / 'default.yaml'}\nname: eyes\n"
+                           "parameters: {alone_after_s: 20, search_cooldown_s: 10}\n")
+    report = run_virtual(simulate(personality, [REPO / "resources"], hours=0.13, seed=3, progress=False,
+                                  script=parse_script(SCRIPT), eyes=eyes))
+    return dict(report.as_dict())
+
+
+def _first(timeline: list[dict[str, Any]], names: tuple[str, ...], after: float) -> float | None:
+    return next((e["t"] for e in timeline if e["kind"] == "behaviour" and e["name"] in names and e["t"] >= after),
+                None)
+
+
+def test_people_are_greeted_or_looked_at_and_kept_company(tmp_path: Path) -> None:
+    report = _day(tmp_path, "sight")
+    timeline = report["timeline"]
+    assert report["eyes"]["mode"] == "sight" and report["eyes"]["faces_seen"] >= 2
+    alice = _first(timeline, SOCIAL, 20)
+    assert alice is not None and alice - 20 <= 2.0, alice  # she stands in the camera's view
+    assert _first(timeline, ("AcknowledgeFace",), 20) == alice  # and is greeted first
+    bob = _first(timeline, SOCIAL, 240)
+    assert bob is not None and bob - 240 <= 30.0, bob  # 45° aside: found by a search
+    sleeps = [e["t"] for e in timeline if e["kind"] == "sleep"]
+    assert not [t for t in sleeps if 20 <= t <= 200 or 240 <= t <= 330], sleeps  # no nap in company
+    assert _first(timeline, ("PounceOnMotion",), 400) is not None
+
+
+def test_without_eyes_nobody_is_seen(tmp_path: Path) -> None:
+    report = _day(tmp_path, "off")
+    assert report["eyes"] == {"mode": "off"}
+    assert _first(report["timeline"], (*SOCIAL, "PounceOnMotion"), 0) is None
+
+
+def test_pixels_render_and_detect_every_picture(tmp_path: Path) -> None:
+    pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
+    script = parse_script("- {at: 5, face: alice, bearing_deg: 5, distance_m: 0.6, height_m: 0.25}\n")
+    report = run_virtual(simulate(REPO / "trees" / "default.yaml", [REPO / "resources"], hours=0.01, seed=3,
+                                  progress=False, script=script, eyes="pixels")).as_dict()
+    assert report["eyes"]["mode"] == "pixels" and report["eyes"]["faces_seen"] >= 1
+    assert report["eyes"]["looks"] >= 14 * 36  # about 15 pictures a second, none skipped
+    greeted = _first(report["timeline"], SOCIAL, 5)
+    assert greeted is not None and greeted - 5 <= 3.0, greeted
