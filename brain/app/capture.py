@@ -5,7 +5,8 @@ files (see :mod:`driver.capture`) and prints one line per message: the time in s
 first datagram, the direction, the sequence number of sequenced packets, the message's name and
 its decoded fields. ``--only NAME…`` keeps the named messages, ``--stats`` prints counts, rates,
 gaps and what could not be decoded instead, and ``--json`` prints the same as JSON (one object a
-line for messages, one object for the statistics).
+line for messages, one object for the statistics). ``--frames DIR`` writes the robot's camera
+pictures as PNG files instead (:mod:`brain.app.capture_frames`).
 
 Unknown and malformed packets are shown like any message (``UnknownMessage_0x..`` with their
 payload, ``MALFORMED`` with the reason) and never end the command; only a file that cannot be
@@ -53,6 +54,18 @@ def capture_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         log.error("%s: cannot read: %s", exc.filename, exc.strerror or exc)
         return 1
+    if getattr(args, "frames", None):
+        from pathlib import Path
+
+        from .capture_frames import write_frames
+
+        try:
+            export = write_frames(entries(items, stats), Path(args.frames))
+        except OSError as exc:
+            log.error("%s: cannot write the frames: %s", args.frames, getattr(exc, "strerror", None) or exc)
+            return 1
+        log.info("%s", export.summary(Path(args.frames)))
+        return 0
     selected = (e for e in entries(items, stats) if not only or e.name in only)
     try:
         if args.stats:

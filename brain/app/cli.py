@@ -176,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--stats", action="store_true", help="counts per message, rates, gaps and malformed packets")
     c.add_argument("--json", action="store_true", help="JSON: one object per message, or the statistics")
     c.add_argument("--port", type=int, default=5551, help="the robot's UDP port in pcap files (default 5551)")
+    c.add_argument("--frames", metavar="DIR", help="write the robot's camera frames here as PNG files instead")
     return parser
 
 
