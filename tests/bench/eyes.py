@@ -1,0 +1,142 @@
+"""Benchmark: what the eyes cost the daemon and how fast it turns to a face, in one run.
+
+The daemon runs as a user runs it (``python -m brain run --robot 127.0.0.1:PORT``, the project's
+resources) in its own process; the simulated Cozmo runs in this process over loopback UDP with
+its room and camera (15 grey QVGA pictures a second while the daemon has the camera on), and
+time-stamps every message it receives. Three measurements:
+
+1. **CPU**, the default personality with vision on (camera, face and motion detection at the
+   config's rates) against the same with ``--no-vision``: the daemon's utime + stime over a
+   window of ``--seconds`` after a warm-up, in % of one core (target with vision: ≤ 10 %).
+2. **Frame timing** with vision running: |period − 33.33 ms| between consecutive animation
+   frames (OutputAudio / OutputSilence datagrams) as the simulator receives them, p50 / p99
+   (target p99 ≤ 2 ms), from the vision-on window.
+3. **Face → head turn**: a personality whose only business is turning to a face in view
+   (``face_visible`` then ``turn_towards_face``); each trial places a person 5–20° left or right
+   of the robot's heading (in the camera's view) and times the first SetHeadAngle or TurnInPlace
+   that reaches the simulator afterwards, then the person leaves and the robot forgets her
+   (target p99 ≤ 250 ms, over ``--trials``, default 20).
+
+Run: ``python tests/bench/eyes.py [--seconds 30] [--trials 20]`` (needs the ``test`` extra for
+the face photographs). Prints the figures and the targets side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from driver.sim.script import parse_script  # noqa: E402
+from tests.daemon_harness import RESOURCES, Daemon, start  # noqa: E402
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+FRAME_S = 1 / 30
+TURNER = """
+name: turner
+root:
+  type: selector
+  children:
+    - type: sequence
+      params: {memory: false}
+      children:
+        - {type: face_visible}
+        - {type: turn_towards_face}
+        - {type: wait, params: {seconds: 30}}
+    - {type: wait, params: {seconds: 0.5}}
+"""
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def _cpu_window(cwd: Path, seconds: float, warmup: float, *args: str) -> tuple[float, list[float]]:
+    """The daemon's CPU % of one core over the window, and the frame period errors (ms) seen meanwhile."""
+    d = await start(cwd, "--resources", str(RESOURCES), *args)
+    try:
+        await asyncio.sleep(warmup)
+        t0, c0 = d.now(), _cpu_s(d.proc.pid)
+        await asyncio.sleep(seconds)
+        t1, c1 = d.now(), _cpu_s(d.proc.pid)
+        return 100.0 * (c1 - c0) / (t1 - t0), _frame_errors(d, t0, t1)
+    finally:
+        await d.close()
+
+
+def _frame_errors(d: Daemon, after: float, before: float) -> list[float]:
+    times = sorted({t for t, name, _ in d.received if name in ("OutputAudio", "OutputSilence") and after < t < before})
+    return [abs((b - a) - FRAME_S) * 1000.0 for a, b in zip(times, times[1:], strict=False)]
+
+
+async def _turn_latencies(cwd: Path, trials: int) -> list[float]:
+    (cwd / "turner.yaml").write_text(TURNER)
+    d = await start(cwd, "--resources", str(RESOURCES), "--personality", "turner.yaml")
+    rng = random.Random(7)
+    out: list[float] = []
+    try:
+        await d.line(r"vision on")
+        await asyncio.sleep(3.0)
+        for _ in range(trials):
+            bearing = rng.uniform(5, 20) * rng.choice((-1, 1))
+            (step,) = parse_script(f"- {{at: 0, face: alice, bearing_deg: {bearing:.1f}, distance_m: 0.6, "
+                                   "height_m: 0.25}\n")
+            t0 = d.now()
+            d.sim.run_step(step)
+            moves = [t for t, name, _ in d.received if name in ("SetHeadAngle", "TurnInPlace") and t > t0]
+            waited = 0.0
+            while not moves and waited < 5.0:
+                await asyncio.sleep(0.005)
+                waited += 0.005
+                moves = [t for t, name, _ in d.received if name in ("SetHeadAngle", "TurnInPlace") and t > t0]
+            if moves:
+                out.append((moves[0] - t0) * 1000.0)
+            (leave,) = parse_script("- {at: 0, face_leaves: alice}\n")
+            d.sim.run_step(leave)
+            await asyncio.sleep(2.5 + rng.uniform(0, 0.3))  # lost after 1 s; the next trial starts afresh
+    finally:
+        await d.close()
+    return out
+
+
+async def main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = Path(tmp)
+        on, frames = await _cpu_window(cwd, args.seconds, args.warmup)
+        off, frames_off = await _cpu_window(cwd, args.seconds, args.warmup, "--no-vision")
+        latencies = await _turn_latencies(cwd, args.trials)
+    print(f"daemon CPU, default personality ({args.seconds:g} s window):")
+    print(f"  vision on   {on:6.2f} % of one core   (target <= 10 %)")
+    print(f"  vision off  {off:6.2f} % of one core   (vision costs {on - off:+.2f} points, {on / max(off, 1e-9):.2f}x)")
+    for name, errs in (("vision on", frames), ("vision off", frames_off)):
+        if errs:
+            print(f"30 fps frame timing, {name}: |period - 33.3 ms| p50 {statistics.median(errs):.2f} ms, "
+                  f"p99 {_pct(errs, 0.99):.2f} ms over {len(errs)} frames" + ("   (target p99 <= 2 ms)"
+                                                                             if name == "vision on" else ""))
+    if latencies:
+        print(f"face in view -> first head/body turn command: p50 {statistics.median(latencies):.0f} ms, "
+              f"p99 {_pct(latencies, 0.99):.0f} ms, max {max(latencies):.0f} ms over {len(latencies)} of "
+              f"{args.trials} trials   (target p99 <= 250 ms)")
+    else:
+        print("face in view -> turn: no trial turned")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=30.0, help="CPU window per configuration (s)")
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds after start-up before measuring")
+    parser.add_argument("--trials", type=int, default=20, help="face trials")
+    asyncio.run(main(parser.parse_args()))
