@@ -4,7 +4,8 @@ A person appears 40° to the robot's left, outside the camera's view: the robot 
 until she is within 10° of its heading and greets her (the greeting in its log); she steps to
 its right and it follows; a ball rolls in front of it and it pounces; she leaves, and after a
 while alone it searches again. The personality is the default one with shorter waits for being
-alone (a file that extends it), so the test takes a minute, not many.
+alone (a file that extends it), so the test takes a minute, not many. It runs on a clean link
+and again with a tenth of the datagrams lost each way.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ async def _facing(d: Daemon, name: str, within_deg: float, timeout: float) -> No
         await asyncio.sleep(0.1)
 
 
-def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_path: Path) -> None:
+@pytest.mark.parametrize("loss", [0.0, 0.1], ids=["clean", "10% loss"])
+def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_path: Path, loss: float) -> None:
     pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
     (tmp_path / "eyes.yaml").write_text(
         f"extends: {REPO / 'trees' / 'default.yaml'}\nname: eyes\n"
@@ -54,6 +56,7 @@ def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_p
 
     async def body() -> None:
         d = await start(tmp_path, "--personality", "eyes.yaml", "--resources", str(RESOURCES))
+        d.sim.faults.loss = loss  # each way, per datagram: camera frames lose chunks, commands are resent
         try:
             await d.line(r"vision on")
             t0 = _step(d, "{at: 0, face: alice, bearing_deg: 40, distance_m: 0.6, height_m: 0.25}")
