@@ -66,6 +66,10 @@ def test_the_page_against_run_sim(tmp_path: Path) -> None:
         _wait(f"the running branch to leave {tip!r}", lambda: _js(driver, TIP) not in ("", tip), timeout=20)
         assert driver.find_element("id", "why").text  # the decision behind it, in words
 
+        # a face appears in front of the robot: the brain's world model has it, and the page says so
+        driver.find_element("css selector", "#sim-buttons button[data-event=face]").click()
+        _wait("the face in the Sees panel", lambda: "in view" in driver.find_element("id", "world").text, 15)
+
         # "pick up": the reaction runs in the tree and gets its bar on the timeline
         driver.find_element("css selector", "#sim-buttons button[data-event=pick_up]").click()
         _wait("RobotPickedUp running in the tree", lambda: "RobotPickedUp" in _js(driver, RUNNING_REACTION), 5)

@@ -318,6 +318,9 @@ class Monitor:
             "simple_mood": mood.simple_mood().value if mood is not None else None,
             "robot": robot_state(brain.robot, hazard=brain.safety.hazard, safety_stops=brain.safety.stops,
                                  suspended=brain.suspended),
+            "arousal": {"state": brain.ctx.arousal.state, "since": round(brain.ctx.arousal.since, 3),
+                        "why": brain.ctx.arousal.why},
+            "world": brain.ctx.world.snapshot(),
         }
 
     def update(self) -> dict[str, Any]:
@@ -365,10 +368,6 @@ class Monitor:
                "tree": self.tree.as_dict() if self.tree is not None else None,
                "decision": self.decisions[-1] if self.decisions else None,
                "events": list(self.events)[-50:]}
-        if self.brain is not None:
-            arousal = self.brain.ctx.arousal
-            out["arousal"] = {"state": arousal.state, "since": round(arousal.since, 3), "why": arousal.why}
-            out["world"] = self.brain.ctx.world.snapshot()
         return out
 
     def at(self, t: float, have_version: int | None = None) -> dict[str, Any]:

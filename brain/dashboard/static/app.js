@@ -84,6 +84,7 @@ function update(u) {
   }
   if (fresh.length) appendLog(fresh);
   showRobot(u.robot, u.status);
+  showWorld(u.world, u.arousal, u.t, u.robot);
   $("#simple-mood").textContent = u.simple_mood ? "mood: " + u.simple_mood : "";
   queueRender();
 }
@@ -183,6 +184,33 @@ function showRobot(r, status) {
   S.cameraOn = !!r.camera;
   $("#camera-toggle").textContent = S.cameraOn ? "switch off" : "switch on";
   const dl = $("#robot");
+  dl.textContent = "";
+  for (const [k, v, cls] of rows) dl.append(el("dt", null, k), el("dd", cls || null, v));
+}
+
+// What the brain's world model holds: how awake it is, the faces (where from its heading now), motion, cubes.
+function showWorld(w, arousal, t, robot) {
+  const dl = $("#world");
+  if (!w) return;
+  const heading = robot && robot.pose ? robot.pose.angle_deg : 0;
+  const side = (bearing) => {
+    const d = ((bearing - heading + 540) % 360) - 180;
+    return Math.abs(d) < 3 ? "ahead" : num(Math.abs(d), 0) + "° " + (d > 0 ? "left" : "right");
+  };
+  const ago = (at) => num(Math.max(0, t - at), 0) + " s ago";
+  const rows = [];
+  if (arousal) rows.push(["arousal", arousal.state + (arousal.why ? " · " + arousal.why : "")]);
+  for (const f of w.faces) {
+    rows.push(["face " + f.id, (f.in_view ? "in view" : "seen " + ago(f.last_seen)) + " · " + side(f.bearing_deg)
+      + " · " + num(f.distance_mm / 1000, 2) + " m", f.in_view ? "ok" : ""]);
+  }
+  if (!w.faces.length) rows.push(["faces", "none"]);
+  rows.push(["motion", w.motion ? w.motion.where + " · " + ago(w.motion.at) + " · " + side(w.motion.bearing_deg)
+    : "none"]);
+  for (const c of w.cubes) {
+    rows.push(["cube " + c.id, (c.connected ? "connected" : "not connected")
+      + (c.last_tapped !== null ? " · tapped " + ago(c.last_tapped) : "")]);
+  }
   dl.textContent = "";
   for (const [k, v, cls] of rows) dl.append(el("dt", null, k), el("dd", cls || null, v));
 }
