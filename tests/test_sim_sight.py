@@ -8,8 +8,8 @@ import random
 import pytest
 
 from driver.sim.room import Room
-from driver.sim.sight import RoomSight, project, to_robot
-from driver.vision.geometry import CameraIntrinsics, face_distance_mm, pixel_ray
+from driver.sim.sight import RoomSight
+from driver.vision.geometry import CameraIntrinsics, face_distance_mm, pixel_ray, project, to_robot
 
 CAMERA = CameraIntrinsics()
 HOME = (0.0, 0.0, 0.0, 0.0)

@@ -31,14 +31,14 @@ import numpy as np
 
 from ..samples import RobotStateSample
 from ..vision.faces import Box
-from ..vision.geometry import FACE_WIDTH_MM, CameraIntrinsics, camera_position, pixel_ray
-from ..vision.motion import REGIONS, MotionArea, MotionReport
+from ..vision.geometry import FACE_WIDTH_MM, CameraIntrinsics, pixel_ray, project, to_robot
+from ..vision.motion import REGIONS, MotionArea, MotionConfig, MotionReport
 from ..vision.sample import ImageSample
 from .room import Room
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MAX_FACE_MM", "RoomSight", "SightFeed", "project"]
+__all__ = ["MAX_FACE_MM", "RoomSight", "SightFeed"]
 
 #: The furthest a face is found (mm): about 36 px wide at QVGA, where the HOG detector stops finding them.
 MAX_FACE_MM = 1000.0
@@ -52,31 +52,7 @@ _EMPTY = np.zeros((0, 0), dtype=np.uint8)
 _EMPTY.setflags(write=False)
 
 
-def project(point_mm: tuple[float, float, float], head_angle_rad: float,
-            camera: CameraIntrinsics) -> tuple[float, float, float] | None:
-    """Pixel (u, v) and depth (mm) of a point in the robot frame, seen at a head angle; None behind the camera.
-
-    The inverse of :func:`driver.vision.geometry.pixel_ray`.
-    """
-    ox, oy, oz = camera_position(head_angle_rad)
-    dx, dy, dz = point_mm[0] - ox, point_mm[1] - oy, point_mm[2] - oz
-    c, s = math.cos(head_angle_rad), math.sin(head_angle_rad)
-    depth = dx * c + dz * s
-    if depth <= 1.0:
-        return None
-    up = -dx * s + dz * c
-    return camera.cx - camera.fx * dy / depth, camera.cy - camera.fy * up / depth, depth
-
-
 Pose4 = tuple[float, float, float, float]  # x, y, z (mm), heading (rad)
-
-
-def to_robot(point_mm: tuple[float, float, float], pose: Pose4) -> tuple[float, float, float]:
-    """A world point in the frame of a robot at ``pose`` (x, y, z mm, heading rad)."""
-    x, y, z, angle = pose
-    c, s = math.cos(angle), math.sin(angle)
-    dx, dy = point_mm[0] - x, point_mm[1] - y
-    return (c * dx + s * dy, -s * dx + c * dy, point_mm[2] - z)
 
 
 @dataclass
@@ -216,8 +192,12 @@ class SightFeed:
             camera=cam)
 
 
-def _still(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    """Head within 0.1°, body within 0.1° and 0.5 mm between two views (head, x, y, z, heading)."""
+#: The motion detector's stillness limits, which the sight's motion keeps to as well.
+_STILL = MotionConfig()
+
+
+def _still(a: tuple[float, ...], b: tuple[float, ...], c: MotionConfig = _STILL) -> bool:
+    """Head and body as still between two views (head, x, y, z, heading) as the motion detector asks."""
     turn = math.atan2(math.sin(b[4] - a[4]), math.cos(b[4] - a[4]))
-    return (abs(b[0] - a[0]) < math.radians(0.1) and abs(turn) < math.radians(0.1)
-            and math.hypot(b[1] - a[1], b[2] - a[2]) < 0.5)
+    return (abs(b[0] - a[0]) < c.still_head_rad and abs(turn) < c.still_body_rad
+            and math.hypot(b[1] - a[1], b[2] - a[2]) < c.still_body_mm)

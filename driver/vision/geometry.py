@@ -35,6 +35,8 @@ __all__ = [
     "face_distance_mm",
     "ground_region",
     "pixel_ray",
+    "project",
+    "to_robot",
     "to_world",
     "view_shift",
 ]
@@ -147,6 +149,31 @@ def to_world(point_mm: tuple[float, float, float], pose_x_mm: float, pose_y_mm: 
     c, s = math.cos(pose_angle_rad), math.sin(pose_angle_rad)
     x, y, z = point_mm
     return (pose_x_mm + c * x - s * y, pose_y_mm + s * x + c * y, pose_z_mm + z)
+
+
+def project(point_mm: tuple[float, float, float], head_angle_rad: float,
+            camera: CameraIntrinsics) -> tuple[float, float, float] | None:
+    """Pixel (u, v) and depth (mm) of a point in the robot frame, seen at a head angle; None behind the camera.
+
+    The inverse of :func:`pixel_ray`.
+    """
+    ox, oy, oz = camera_position(head_angle_rad)
+    dx, dy, dz = point_mm[0] - ox, point_mm[1] - oy, point_mm[2] - oz
+    c, s = math.cos(head_angle_rad), math.sin(head_angle_rad)
+    depth = dx * c + dz * s
+    if depth <= 1.0:
+        return None
+    up = -dx * s + dz * c
+    return camera.cx - camera.fx * dy / depth, camera.cy - camera.fy * up / depth, depth
+
+
+def to_robot(point_mm: tuple[float, float, float],
+             pose: tuple[float, float, float, float]) -> tuple[float, float, float]:
+    """A world point in the frame of a robot at ``pose`` (x, y, z mm, heading rad): the inverse of :func:`to_world`."""
+    x, y, z, angle = pose
+    c, s = math.cos(angle), math.sin(angle)
+    dx, dy = point_mm[0] - x, point_mm[1] - y
+    return (c * dx + s * dy, -s * dx + c * dy, point_mm[2] - z)
 
 
 @lru_cache(maxsize=16)
