@@ -186,11 +186,12 @@ def test_a_single_false_detection_never_becomes_a_face_and_far_jumps_are_new_fac
 # ---------------------------------------------------------------------------------- motion
 
 
-def _sample(gray: np.ndarray, t: float, head: float = math.radians(-10), x: float = 0.0,
-            angle: float = 0.0) -> ImageSample:
-    pose = PoseSample(x, 0.0, 0.0, angle, 0.0, 0, 1)
+def _sample(gray: np.ndarray, t: float, head: float | None = math.radians(-10), x: float = 0.0,
+            angle: float = 0.0, state_lag_ms: int = 0) -> ImageSample:
+    pose = PoseSample(x, 0.0, 0.0, angle, 0.0, 0, 1) if head is not None else None
+    state_time = int(t * 1000) - state_lag_ms if head is not None else None
     return ImageSample("camera", int(t * 15), int(t * 1000), t, t, 320, 240, False, "JPEG_MINIMIZED_GRAY",
-                       gray, gray, b"", head, pose, int(t * 1000), CAM)
+                       gray, gray, b"", head, pose, state_time, CAM)
 
 
 def _floor_pixel(x_mm: float, y_mm: float, head: float) -> tuple[int, int]:
@@ -211,7 +212,7 @@ def _with_blob(base: np.ndarray, u: int, v: int, r: int = 14, value: int = 230) 
 def test_a_still_scene_with_sensor_noise_shows_no_motion() -> None:
     detector = MotionDetector()
     reports = [detector.update(_sample(scene(noise=3.0, seed=i), i / 15)) for i in range(30)]
-    assert reports == [None] * 30 and detector.runs == 29
+    assert reports == [None] * 30 and detector.runs == 28  # the first two frames only settle it
 
 
 def test_something_moving_on_the_floor_is_ground_motion_at_its_place_on_the_floor() -> None:
@@ -219,6 +220,7 @@ def test_something_moving_on_the_floor_is_ground_motion_at_its_place_on_the_floo
     u, v = _floor_pixel(150.0, 30.0, head)
     detector = MotionDetector()
     base = scene(noise=2.0, seed=1)
+    assert detector.update(_sample(base, -1 / 15, head)) is None
     assert detector.update(_sample(base, 0.0, head)) is None
     # a ball whose nearest edge touches that floor point (the engine reports the nearest 5 %)
     report = detector.update(_sample(_with_blob(base, u, v - 14), 1 / 15, head))
@@ -235,6 +237,7 @@ def test_something_moving_on_the_floor_is_ground_motion_at_its_place_on_the_floo
 def test_motion_at_the_left_border_fires_the_left_region_and_nothing_while_the_head_moves() -> None:
     detector = MotionDetector()
     base = scene(noise=2.0, seed=2)
+    detector.update(_sample(base, -1 / 15))
     detector.update(_sample(base, 0.0))
     report = detector.update(_sample(_with_blob(base, 30, 60, r=25), 1 / 15))
     assert report is not None and "left" in {a.where for a in report.areas}
@@ -242,7 +245,39 @@ def test_motion_at_the_left_border_fires_the_left_region_and_nothing_while_the_h
     assert left.x < 96 and left.amount == pytest.approx(MotionConfig().max_value)
 
     moving = MotionDetector()
+    moving.update(_sample(base, -1 / 15, head=0.0))
     moving.update(_sample(base, 0.0, head=0.0))
     assert moving.update(_sample(_with_blob(base, 30, 60, r=25), 1 / 15, head=math.radians(2))) is None
     assert moving.update(_sample(base, 2 / 15, x=3.0, head=math.radians(2))) is None  # the body drove 3 mm
-    assert moving.skipped_moving == 2 and moving.runs == 0
+    assert moving.skipped_moving == 3 and moving.runs == 0  # the first pair only settled it
+
+
+def test_frames_without_a_recent_robot_state_are_not_compared() -> None:
+    """Before the first RobotState, or with one from long before the capture, the head may be moving."""
+    base = scene(noise=2.0, seed=3)
+    blob = _with_blob(base, 30, 60, r=25)
+    blind = MotionDetector()
+    assert blind.update(_sample(base, -1 / 15, head=None)) is None
+    assert blind.update(_sample(base, 0.0, head=None)) is None
+    assert blind.update(_sample(blob, 1 / 15, head=None)) is None
+    stale = MotionDetector()
+    assert stale.update(_sample(base, -1 / 15, state_lag_ms=300)) is None
+    assert stale.update(_sample(base, 0.0, state_lag_ms=300)) is None
+    assert stale.update(_sample(blob, 1 / 15, state_lag_ms=300)) is None
+    assert blind.runs == stale.runs == 0 and blind.skipped_moving == stale.skipped_moving == 2
+    fresh = MotionDetector()  # the same frames with states 40 ms off (within one RobotState period)
+    fresh.update(_sample(base, -1 / 15, state_lag_ms=40))
+    fresh.update(_sample(base, 0.0, state_lag_ms=40))
+    assert fresh.update(_sample(blob, 1 / 15, state_lag_ms=40)) is not None
+
+
+def test_the_last_frame_of_a_turn_is_not_compared_even_when_its_state_says_stopped() -> None:
+    """A frame carries the closest state, which may come after it: the turn's last frame can look still."""
+    base = scene(noise=2.0, seed=4)
+    shifted = np.roll(base, 12, axis=1)  # the turn's last frame: the room a few degrees off
+    detector = MotionDetector()
+    assert detector.update(_sample(base, -1 / 15, angle=0.2)) is None  # turning
+    assert detector.update(_sample(shifted, 0.0, angle=0.25)) is None  # its state shows the turn over
+    assert detector.update(_sample(base, 1 / 15, angle=0.25)) is None  # same state: still, but not settled
+    assert detector.update(_sample(base, 2 / 15, angle=0.25)) is None and detector.runs == 1
+    assert detector.update(_sample(_with_blob(base, 30, 60, r=25), 3 / 15, angle=0.25)) is not None

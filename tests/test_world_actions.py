@@ -103,6 +103,15 @@ def test_search_finds_a_face_outside_the_view_then_turns_to_it_and_tracks_it() -
                 await asyncio.sleep(0.05)
                 track.tick_once()
             assert abs(_face_bearing_deg(sim, "alice")) < 8 and track.aims >= 1
+            # on her, it holds still (small corrections left alone) so its eyes can see motion
+            await asyncio.sleep(1.0)
+            before = sum(type(m).__name__ == "SetHeadAngle" for m in sim.received)
+            end = loop.time() + 3.0
+            while loop.time() < end:
+                await asyncio.sleep(0.05)
+                track.tick_once()
+            heads = sum(type(m).__name__ == "SetHeadAngle" for m in sim.received) - before
+            assert track.aims >= 4 and heads <= 1, (track.aims, heads)
             track.stop(Status.INVALID)
         finally:
             await robot.stop_vision()

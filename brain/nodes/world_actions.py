@@ -275,16 +275,18 @@ class TrackFace(Explained):
     """Keep head and body on a face while the child runs (a clip plays, a wait passes); the child's status.
 
     Every ``period_s`` (drawn in the range each time, Anki's clamp period) it re-aims at the
-    nearest face in view or the last one seen within ``max_age_s``: the head always, the body
-    only past ``clamp_deg``. While it runs, the head and body tracks of the animation controller
-    are locked (when the animation layer has one), so clips move the face, lift and sound
-    while the tracker holds the gaze.
+    nearest face in view or the last one seen within ``max_age_s``: the head past
+    ``head_tolerance_deg``, the body past ``clamp_deg``. Small corrections are left alone so the
+    robot holds still between them, which is when its eyes can see motion. While it runs, the
+    head and body tracks of the animation controller are locked (when the animation layer has
+    one), so clips move the face, lift and sound while the tracker holds the gaze.
     """
 
     def __init__(self, name: str, child: Behaviour, ctx: BrainContext, period_s: Sequence[float] = (0.2, 0.7),
                  clamp_deg: float = 3.0, max_age_s: float = 1.0, body_speed_dps: float = 150.0,
-                 head_speed_dps: float = 90.0) -> None:
+                 head_speed_dps: float = 90.0, head_tolerance_deg: float = 2.0) -> None:
         super().__init__(name=name, child=child)
+        self.head_tolerance_deg = float(head_tolerance_deg)
         self.ctx = ctx
         self.period_s = (float(period_s[0]), float(period_s[1]))
         self.clamp_deg, self.max_age_s = float(clamp_deg), float(max_age_s)
@@ -321,7 +323,9 @@ class TrackFace(Explained):
                 robot.turn_in_place(heading, speed=math.radians(self.body_speed_dps), absolute=True)
                 self._turning = True
                 self._mark = wheel_mark(self.ctx)
-            robot.set_head_angle(head, max_speed=math.radians(self.head_speed_dps))
+            now = robot.state.proprioception.head_angle_rad
+            if abs(math.degrees(head - now)) > self.head_tolerance_deg:
+                robot.set_head_angle(head, max_speed=math.radians(self.head_speed_dps))
         except Exception as exc:
             log.debug("%s: %s", self.name, exc)
             return

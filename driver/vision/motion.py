@@ -2,7 +2,12 @@
 
 Anki's engine (``motionDetector.cpp``, 2017) compared each frame with the previous one, pixel by
 pixel, but only while the head and body had not moved since (less than 0.1° of head or body
-turn and 0.5 mm of travel), and at most once per 500 ms of reported motion. A pixel changed when
+turn and 0.5 mm of travel), and at most once per 500 ms of reported motion. Here "still" needs
+evidence: both frames must have a RobotState within 100 ms of their capture that says so (a
+frame before the first state, or paired with a stale one, is not compared), and the frame
+before them must have been still too. A frame carries the state closest to its capture, which
+may come after it: the last frame of a turn, taken while the body still moved, can carry the
+state that shows it stopped; requiring two still pairs in a row keeps that frame out. A pixel changed when
 it was brighter than 10 in both frames and one was more than 1.25 times the other. From the
 change mask it reported:
 
@@ -56,6 +61,9 @@ class MotionConfig:
     min_interval_s: float = 0.5
     #: frames further apart than this are not compared (s)
     max_gap_s: float = 1.0
+    #: a frame whose closest RobotState is further than this from its capture (ms, robot clock) says
+    #: nothing reliable about whether the robot held still, so it is not compared
+    max_state_lag_ms: int = 100
     region_fraction: float = 0.3
     #: closing kernel (px at full size) and smallest connected part (px at full size)
     close_px: int = 20
@@ -115,6 +123,7 @@ class MotionDetector:
         self.skipped_moving = 0
         self._prev: np.ndarray | None = None
         self._prev_sample: ImageSample | None = None
+        self._prev_still = False
         self._last_report_at: float | None = None
         self._values: dict[str, float] = {"top": 0.0, "left": 0.0, "right": 0.0}
         self._centroids: dict[str, tuple[float, float] | None] = {"top": None, "left": None, "right": None}
@@ -125,6 +134,7 @@ class MotionDetector:
     def reset(self) -> None:
         """Forget the previous frame and the region values."""
         self._prev = self._prev_sample = self._last_report_at = None
+        self._prev_still = False
         for region in self._values:
             self._values[region] = 0.0
             self._centroids[region] = None
@@ -133,13 +143,26 @@ class MotionDetector:
         c = self.config
         if b.captured_at - a.captured_at > c.max_gap_s or b.captured_at <= a.captured_at:
             return False
-        if a.head_angle_rad is None or b.head_angle_rad is None or a.pose is None or b.pose is None:
-            return True  # nothing says it moved (no RobotState yet)
+        if not (self._placed(a) and self._placed(b)):
+            return False  # no RobotState near the capture: the head may have been moving
+        assert a.head_angle_rad is not None and b.head_angle_rad is not None and a.pose and b.pose  # _placed
         if abs(b.head_angle_rad - a.head_angle_rad) >= c.still_head_rad:
             return False
-        turn = math.atan2(math.sin(b.pose.angle_rad - a.pose.angle_rad), math.cos(b.pose.angle_rad - a.pose.angle_rad))
-        travel = math.hypot(b.pose.x_mm - a.pose.x_mm, b.pose.y_mm - a.pose.y_mm)
+        pa, pb = a.pose, b.pose
+        turn = math.atan2(math.sin(pb.angle_rad - pa.angle_rad), math.cos(pb.angle_rad - pa.angle_rad))
+        travel = math.hypot(pb.x_mm - pa.x_mm, pb.y_mm - pa.y_mm)
         return abs(turn) < c.still_body_rad and travel < c.still_body_mm
+
+    def _placed(self, sample: ImageSample) -> bool:
+        """Whether the frame has a head angle and pose from a RobotState taken close to its capture.
+
+        Before the first RobotState, or when states lag (a loaded link, a paused host), a frame
+        would be paired with where the robot was rather than where it is; comparing such frames
+        shows the head's own motion as motion in the room.
+        """
+        if sample.head_angle_rad is None or sample.pose is None or sample.state_robot_time_ms is None:
+            return False
+        return abs(sample.robot_time_ms - sample.state_robot_time_ms) <= self.config.max_state_lag_ms
 
     def _prepare(self, gray: np.ndarray) -> np.ndarray:
         c = self.config
@@ -154,8 +177,11 @@ class MotionDetector:
         prev, prev_sample = self._prev, self._prev_sample
         self._prev, self._prev_sample = current, sample
         if prev is None or prev_sample is None or prev.shape != current.shape:
+            self._prev_still = False
             return None
-        if not self._still(prev_sample, sample):
+        still, settled = self._still(prev_sample, sample), self._prev_still
+        self._prev_still = still
+        if not (still and settled):
             self.skipped_moving += 1
             return None
         if self._last_report_at is not None and sample.captured_at - self._last_report_at < c.min_interval_s:
