@@ -10,6 +10,10 @@ Beats are scheduled by absolute time (start + k·period), so they do not drift; 
 overruns skips the beats it missed instead of bursting to catch up. A new rate
 (:meth:`Heartbeat.set_rate`) starts a new schedule from the next beat.
 
+A face coming into view or motion (:data:`URGENT_EVENTS`) does not wait for the next beat: it
+brings on an extra beat at once, so turning to a person costs the eyes' time, not the beat's.
+The schedule is not moved by it.
+
 The heartbeat can be *suspended* (the robot is lost): beats go on, events are drained and the
 mood decays, but the tree is not ticked. A beat that is over within one period of when it was
 due notifies ``on_time`` (the service watchdog's keep-alive), so a stuck event loop, or beats that
@@ -125,6 +129,8 @@ class Heartbeat:
         self.last: Snapshot | None = None
         self.recent: deque[ev.RobotEvent] = deque(maxlen=64)
         self._queue: deque[ev.RobotEvent] = deque()
+        #: set by an urgent event or the stop signal while :meth:`run` sleeps between beats
+        self._alarm: asyncio.Event | None = None
         self._last_beat: float | None = None
         self._branch = ""
         self._why = ""
@@ -165,8 +171,11 @@ class Heartbeat:
                 log.exception("%s subscriber %r failed", kind, fn)
 
     def post(self, event: ev.RobotEvent) -> None:
-        """Queue a robot event for the next beat (register this as a Robot listener)."""
+        """Queue a robot event for the next beat (register this as a Robot listener); an urgent
+        one (:data:`URGENT_EVENTS`) brings that beat forward to now."""
         self._queue.append(event)
+        if self._alarm is not None and isinstance(event, URGENT_EVENTS):
+            self._alarm.set()
 
     @property
     def rate_hz(self) -> float:
@@ -240,25 +249,35 @@ class Heartbeat:
         end = start + duration if duration is not None else None
         period = self.period
         k = 0
-        while not stop.is_set():
-            self.beat()
-            # on time: the beat is over within one period of when it was due
-            if self._subscribers["on_time"] and loop.time() - (start + k * period) <= period:
-                self._notify("on_time", period)
-            k += 1
-            if self.period != period:  # new rate: a new schedule, starting one new period from now
-                start, period, k = loop.time(), self.period, 1
+        alarm = self._alarm = asyncio.Event()
+        watcher = asyncio.ensure_future(_ring_on(stop, alarm))
+        try:
+            while not stop.is_set():
+                self.beat()
+                k, start, period, target = self._next(loop.time(), start, period, k)
+                if end is not None and target >= end:
+                    await _sleep_or_stop(stop, max(0.0, end - loop.time()))
+                    break
+                while await _alarmed(alarm, target - loop.time()) and not stop.is_set():
+                    self.beat()  # an urgent event: an extra beat now, the schedule unchanged
+        finally:
+            self._alarm = None
+            watcher.cancel()
+
+    def _next(self, now: float, start: float, period: float, k: int) -> tuple[int, float, float, float]:
+        """After beat ``k``: keep-alive, and the next beat's number, schedule and due time."""
+        if self._subscribers["on_time"] and now - (start + k * period) <= period:
+            self._notify("on_time", period)
+        k += 1
+        if self.period != period:  # new rate: a new schedule, starting one new period from now
+            start, period, k = now, self.period, 1
+        target = start + k * period
+        if now > target:
+            skipped = int((now - target) / period) + 1
+            self.stats.missed += skipped
+            k += skipped
             target = start + k * period
-            now = loop.time()
-            if now > target:
-                skipped = int((now - target) / period) + 1
-                self.stats.missed += skipped
-                k += skipped
-                target = start + k * period
-            if end is not None and target >= end:
-                await _sleep_or_stop(stop, max(0.0, end - loop.time()))
-                break
-            await _sleep_or_stop(stop, target - loop.time())
+        return k, start, period, target
 
 
 #: Events too frequent to list in every snapshot: these types, and edges of these status flags.
@@ -270,6 +289,28 @@ _NOISY_FLAGS = (RobotStatus.IS_MOVING | RobotStatus.ARE_WHEELS_MOVING | RobotSta
 def _noise(e: ev.RobotEvent) -> bool:
     """Events too frequent to list in every snapshot (by type and status flag)."""
     return isinstance(e, _NOISY_EVENTS) or (isinstance(e, ev.StatusChanged) and bool(e.flag & _NOISY_FLAGS))
+
+
+#: Events that bring the next beat forward: someone (or something) came into view.
+URGENT_EVENTS: tuple[type[ev.RobotEvent], ...] = (ev.FaceSeen, ev.MotionSeen)
+
+
+async def _ring_on(stop: asyncio.Event, alarm: asyncio.Event) -> None:
+    """Set ``alarm`` once ``stop`` is set, so one wait hears both."""
+    await stop.wait()
+    alarm.set()
+
+
+async def _alarmed(alarm: asyncio.Event, delay: float) -> bool:
+    """Sleep ``delay`` seconds or until ``alarm`` rings; True (alarm cleared) when it rang."""
+    if delay > 0 and not alarm.is_set():
+        try:
+            await asyncio.wait_for(alarm.wait(), delay)
+        except asyncio.TimeoutError:
+            return False
+    rang = alarm.is_set()
+    alarm.clear()
+    return rang
 
 
 async def _sleep_or_stop(stop: asyncio.Event, delay: float) -> None:

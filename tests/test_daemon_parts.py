@@ -152,3 +152,26 @@ def test_heartbeat_is_drift_free_and_drains_events_in_order() -> None:
     assert tree.ticks == 200
     assert seen[0] == ["poked", "button"] and all(s == [] for s in seen[1:])
     assert mood.elapsed == pytest.approx(199 * 0.05, abs=1e-3)
+
+
+def test_a_face_coming_into_view_brings_a_beat_forward_without_moving_the_schedule() -> None:
+    """A FaceSeen posted between beats is drained by an extra beat at once; the others stay on start + k·period."""
+    beat_at: list[float] = []
+    drained: list[tuple[float, list[str]]] = []
+
+    async def body() -> None:
+        loop = asyncio.get_running_loop()
+        tree = _CountingTree()
+        hb = Heartbeat(tree, rate_hz=10, clock=loop.time)
+        hb.subscribe("snapshot", lambda snap: beat_at.append(loop.time()))
+        hb.subscribe("events", lambda evs, now: drained.append((now, [e.kind for e in evs])))
+        stop = asyncio.Event()
+        t0 = loop.time()
+        loop.call_at(t0 + 0.23, hb.post, ev.FaceSeen(0.0, face_id=1))
+        loop.call_at(t0 + 0.46, hb.post, ev.Poked(0.0))  # not urgent: waits for its beat
+        await hb.run(stop, duration=1.0)
+        offsets = [round((at - t0) * 1000) for at in beat_at]
+        assert offsets == [0, 100, 200, 230, 300, 400, 500, 600, 700, 800, 900], offsets
+        assert [round((now - t0) * 1000) for now, kinds in drained if kinds] == [230, 500]
+
+    run_virtual(body())

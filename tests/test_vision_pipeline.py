@@ -243,3 +243,53 @@ def test_garbage_chunks_never_raise_out_of_the_pipeline() -> None:
         await vision.close()
 
     run(body())
+
+
+@pytest.mark.parametrize("on_motion", [True, False])
+def test_someone_stepping_into_view_of_the_still_robot_is_seen_two_frames_later(on_motion: bool) -> None:
+    """The frame that moved is searched at once and the next confirms it, whatever the search interval."""
+
+    async def body() -> None:
+        events: list[ev.RobotEvent] = []
+        vision = Vision(VisionConfig(face_search_interval_s=30.0, face_track_interval_s=30.0,
+                                     face_search_on_motion=on_motion,
+                                     motion_interval_s=0.0), emit=events.append)
+        feed = Feeder(vision)
+        empty = scene(noise=2.0, seed=6)
+        for _ in range(4):
+            await feed.frame(empty)
+        await vision.idle()
+        searched = vision.stats.face_searches  # the first frame's search (nothing due before it)
+        with_her = scene(faces=((astronaut_face(), 90, 30, 180),), noise=2.0, seed=6)
+        for _ in range(2):
+            await feed.frame(with_her)
+            await vision.idle()
+        seen = [e for e in events if isinstance(e, ev.FaceSeen)]
+        if on_motion:
+            assert len(seen) == 1 and vision.stats.face_searches == searched + 1
+        else:
+            assert seen == [] and vision.stats.face_searches == searched  # the next search is 30 s away
+        await vision.close()
+
+    run(body())
+
+
+def test_a_second_person_is_confirmed_on_the_next_frame_though_the_first_was_just_followed() -> None:
+    """A face seen once is looked for again on the very next frame, whatever the track interval."""
+
+    async def body() -> None:
+        events: list[ev.RobotEvent] = []
+        vision = Vision(VisionConfig(face_search_interval_s=30.0, face_track_interval_s=30.0,
+                                     motion_interval_s=0.0), emit=events.append)
+        feed = Feeder(vision)
+        face = astronaut_face()
+        frames = [scene(noise=2.0, seed=7)] * 3 + [scene(faces=((face, 10, 60, 120),), noise=2.0, seed=7)] * 9
+        frames += [scene(faces=((face, 10, 60, 120), (face, 190, 60, 120)), noise=2.0, seed=7)] * 2
+        for gray in frames:
+            await feed.frame(gray)
+            await vision.idle()
+        seen = [e for e in events if isinstance(e, ev.FaceSeen)]
+        assert len(seen) == 2 and seen[0].face_id != seen[1].face_id, seen
+        await vision.close()
+
+    run(body())

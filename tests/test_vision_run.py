@@ -38,7 +38,7 @@ def test_the_camera_goes_on_after_start_up_and_after_a_reboot_and_frames_flow(tm
     async def body() -> None:
         d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES))
         try:
-            await d.line(r"vision on: grey camera, faces every 0.3 s, motion every 0.1 s")
+            await d.line(r"vision on: grey camera, faces every 0.3 s, motion every frame")
             await d.message("EnableCamera", timeout=10)
             assert _camera(d) == [1]
             await asyncio.sleep(2.0)

@@ -77,7 +77,7 @@ class VisionSettings:
     faces: bool = True
     motion: bool = True
     face_interval_s: float = 0.3
-    motion_interval_s: float = 0.1
+    motion_interval_s: float = 0.0
 
 
 VISION_KEYS = ("enabled", "color", "faces", "motion", "face_interval_s", "motion_interval_s")

@@ -208,8 +208,8 @@ class Daemon:
                               motion_interval_s=settings.motion_interval_s)
         brain.robot.start_vision(config, color=settings.color)
         log.info("vision on: %s camera, faces %s, motion %s", "colour" if settings.color else "grey",
-                 f"every {settings.face_interval_s:g} s" if settings.faces else "off",
-                 f"every {settings.motion_interval_s:g} s" if settings.motion else "off")
+                 _every(settings.face_interval_s) if settings.faces else "off",
+                 _every(settings.motion_interval_s) if settings.motion else "off")
 
     async def _restart_vision(self, brain: Brain) -> None:
         """New vision settings from a re-read config: stop the camera and its vision, start them as now set."""
@@ -473,3 +473,8 @@ def run_command(args: argparse.Namespace) -> int:
         return await Daemon(cfg, options).run()
 
     return asyncio.run(main())
+
+
+def _every(interval_s: float) -> str:
+    """How often a detector runs, for the log: ``every frame`` or ``every 0.3 s``."""
+    return "every frame" if interval_s <= 0 else f"every {interval_s:g} s"

@@ -16,7 +16,10 @@ Why it is built this way:
   the robot reacts to is never more than about a frame old;
 * each detector runs at its own rate: a full face search every ``face_search_interval_s``, a
   cheap look for the faces already followed (a crop around each) on the frames in between, and
-  motion detection every ``motion_interval_s`` while the robot holds still;
+  motion detection every ``motion_interval_s`` (0: every frame) while the robot holds still;
+* someone stepping into view is seen two frames later: a frame where motion was found is
+  searched at once, and a face found once is looked for again on the very next frame (a face is
+  reported after two detections);
 * a detector that cannot be loaded is reported once, by name, and the rest runs without it; one
   that raises is logged once and counted, and the frame's other results still count.
 """
@@ -59,6 +62,9 @@ class VisionConfig:
     #: face detector by name (:data:`driver.vision.faces.FACE_DETECTORS`), or None for none
     face_detector: str | None = "dlib_hog"
     face_search_interval_s: float = 0.3
+    #: a frame where something moved is searched at once (someone stepping into view); motion is
+    #: reported at most every ``motion_config.min_interval_s``, which bounds the extra searches
+    face_search_on_motion: bool = True
     face_track_interval_s: float = 0.1
     #: the frame is scaled up by this before a full search (smaller faces found, more cost)
     face_search_scale: float = 1.5
@@ -70,7 +76,7 @@ class VisionConfig:
     face_move_deg: float = 3.0
     face_move_distance: float = 0.15
     motion: bool = True
-    motion_interval_s: float = 0.1
+    motion_interval_s: float = 0.0
     motion_config: MotionConfig = field(default_factory=MotionConfig)
     #: the camera's intrinsics (a typical Cozmo's unless a calibration is given)
     camera: CameraIntrinsics = field(default_factory=CameraIntrinsics)
@@ -106,6 +112,8 @@ class _Plan:
     track: tuple[Box, ...]
     motion: bool
     reset_motion: bool
+    #: search this frame after all if the motion detector reports something in it
+    search_on_motion: bool = False
 
 
 @dataclass
@@ -260,8 +268,11 @@ class Vision:
         t = frame.received_at
         search = self.face_detector is not None and self._due(self._last_search, c.face_search_interval_s, t)
         track: tuple[Box, ...] = ()
-        if self.face_detector is not None and not search and self.tracker.tracks and self._due(
-                self._last_track, c.face_track_interval_s, t):
+        # a face seen once is looked for again on the very next frame: confirming it is what
+        # stands between a person stepping into view and the brain hearing of her
+        tentative = any(not tr.confirmed for tr in self.tracker.tracks.values())
+        if self.face_detector is not None and not search and self.tracker.tracks and (
+                tentative or self._due(self._last_track, c.face_track_interval_s, t)):
             view = _view(state.proprioception.head_angle_rad, state.proprioception.pose.angle_rad) if state else None
             track = tuple(self.tracker.expected(tr, view) for tr in self.tracker.tracks.values())
         motion = self.motion_detector is not None and self._due(self._last_motion, c.motion_interval_s, t)
@@ -271,7 +282,9 @@ class Vision:
             self._last_track = t
         if motion:
             self._last_motion = t
-        plan = _Plan(robot_time, state, search, track, motion, reset_motion=motion and self._reset_motion)
+        on_motion = motion and not search and self.face_detector is not None and c.face_search_on_motion
+        plan = _Plan(robot_time, state, search, track, motion, reset_motion=motion and self._reset_motion,
+                     search_on_motion=on_motion)
         if motion:
             self._reset_motion = False
         if c.inline:
@@ -321,19 +334,6 @@ class Vision:
         result.sample = sample
         t1 = clock()
         result.seconds["decode"] = t1 - t0
-        detector = self.face_detector
-        if detector is not None and (plan.search or plan.track):
-            try:
-                if plan.search:
-                    result.faces = detector.detect(sample.gray, self.config.face_search_scale)
-                else:
-                    result.faces = _unique([b for near in plan.track
-                                            for b in detect_in_region(detector, sample.gray, near)])
-            except Exception as exc:
-                result.errors.append((detector.name, exc))
-            t2 = clock()
-            result.seconds["face_search" if plan.search else "face_track"] = t2 - t1
-            t1 = t2
         if self.motion_detector is not None and plan.motion:
             if plan.reset_motion:
                 self.motion_detector.reset()
@@ -341,7 +341,21 @@ class Vision:
                 result.motion = self.motion_detector.update(sample)
             except Exception as exc:
                 result.errors.append(("motion", exc))
-            result.seconds["motion"] = clock() - t1
+            t2 = clock()
+            result.seconds["motion"] = t2 - t1
+            t1 = t2
+        detector = self.face_detector
+        search = plan.search or (plan.search_on_motion and result.motion is not None)
+        if detector is not None and (search or plan.track):
+            try:
+                if search:
+                    result.faces = detector.detect(sample.gray, self.config.face_search_scale)
+                else:
+                    result.faces = _unique([b for near in plan.track
+                                            for b in detect_in_region(detector, sample.gray, near)])
+            except Exception as exc:
+                result.errors.append((detector.name, exc))
+            result.seconds["face_search" if search else "face_track"] = clock() - t1
         return result
 
     # ------------------------------------------------------------------ results (event loop)
@@ -369,6 +383,7 @@ class Vision:
                 log.exception("%s: frame listener failed", self.name)
         if "face_search" in result.seconds:
             s.face_searches += 1
+            self._last_search = max(self._last_search or 0.0, result.frame.received_at)
         if "face_track" in result.seconds:
             s.face_tracks += 1
         if "motion" in result.seconds:
