@@ -293,3 +293,25 @@ def test_a_second_person_is_confirmed_on_the_next_frame_though_the_first_was_jus
         await vision.close()
 
     run(body())
+
+
+def test_the_full_search_slows_down_while_motion_detection_watches_a_still_robot() -> None:
+    """Still: anyone new shows as motion first, so a search a second is enough; moving: every 0.3 s."""
+
+    async def searches(moving: bool) -> int:
+        vision = Vision(VisionConfig(motion_interval_s=0.0), emit=lambda e: None)
+        feed = Feeder(vision)
+        empty = scene(noise=2.0, seed=8)
+        for i in range(30):  # two seconds of camera
+            if moving:
+                feed.head = 0.1 + 0.01 * i
+            await feed.frame(empty)
+            await vision.idle()
+        await vision.close()
+        return vision.stats.face_searches
+
+    async def body() -> None:
+        still, moving = await searches(False), await searches(True)
+        assert still <= 3 and moving >= 6, (still, moving)
+
+    run(body())

@@ -77,10 +77,11 @@ class VisionSettings:
     faces: bool = True
     motion: bool = True
     face_interval_s: float = 0.3
+    face_still_interval_s: float = 1.0
     motion_interval_s: float = 0.0
 
 
-VISION_KEYS = ("enabled", "color", "faces", "motion", "face_interval_s", "motion_interval_s")
+VISION_KEYS = ("enabled", "color", "faces", "motion", "face_interval_s", "face_still_interval_s", "motion_interval_s")
 
 
 class ConfigError(ValueError):
@@ -395,7 +396,7 @@ def _read_vision(value: Any, top: _Fields) -> VisionSettings:
             if not isinstance(value[key], bool):
                 raise ConfigError(f"{fields.where(key)}: expected true or false, got {value[key]!r}")
             changes[key] = value[key]
-    for key in ("face_interval_s", "motion_interval_s"):
+    for key in ("face_interval_s", "face_still_interval_s", "motion_interval_s"):
         if key in value:
             changes[key] = fields.number(value, key, float, 0.0, 60.0)
     return VisionSettings(**changes)

@@ -204,7 +204,8 @@ class Daemon:
         from driver.vision import VisionConfig
 
         config = VisionConfig(face_detector="dlib_hog" if settings.faces else None,
-                              face_search_interval_s=settings.face_interval_s, motion=settings.motion,
+                              face_search_interval_s=settings.face_interval_s,
+                              face_search_still_interval_s=settings.face_still_interval_s, motion=settings.motion,
                               motion_interval_s=settings.motion_interval_s)
         brain.robot.start_vision(config, color=settings.color)
         log.info("vision on: %s camera, faces %s, motion %s", "colour" if settings.color else "grey",

@@ -124,6 +124,8 @@ class MotionDetector:
         self._prev: np.ndarray | None = None
         self._prev_sample: ImageSample | None = None
         self._prev_still = False
+        #: the last frame was compared (still over two pairs, not within a report's quiet time)
+        self._compared = False
         self._last_report_at: float | None = None
         self._values: dict[str, float] = {"top": 0.0, "left": 0.0, "right": 0.0}
         self._centroids: dict[str, tuple[float, float] | None] = {"top": None, "left": None, "right": None}
@@ -131,10 +133,19 @@ class MotionDetector:
         k = max(1, round(c.close_px * c.scale)) | 1
         self._close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
 
+    @property
+    def settled(self) -> bool:
+        """Whether the last frame was compared: the robot held still over the last two frame
+        pairs and no report was made within ``min_interval_s``.
+
+        While it is, anything new in the picture (a person stepping into view) shows as motion.
+        """
+        return self._compared
+
     def reset(self) -> None:
         """Forget the previous frame and the region values."""
         self._prev = self._prev_sample = self._last_report_at = None
-        self._prev_still = False
+        self._prev_still = self._compared = False
         for region in self._values:
             self._values[region] = 0.0
             self._centroids[region] = None
@@ -177,15 +188,16 @@ class MotionDetector:
         prev, prev_sample = self._prev, self._prev_sample
         self._prev, self._prev_sample = current, sample
         if prev is None or prev_sample is None or prev.shape != current.shape:
-            self._prev_still = False
+            self._prev_still = self._compared = False
             return None
         still, settled = self._still(prev_sample, sample), self._prev_still
-        self._prev_still = still
+        self._prev_still, self._compared = still, False
         if not (still and settled):
             self.skipped_moving += 1
             return None
         if self._last_report_at is not None and sample.captured_at - self._last_report_at < c.min_interval_s:
             return None
+        self._compared = True
         self.runs += 1
         low = cv2.min(prev, current).astype(np.float32)
         high = cv2.max(prev, current).astype(np.float32)

@@ -17,6 +17,8 @@ Why it is built this way:
 * each detector runs at its own rate: a full face search every ``face_search_interval_s``, a
   cheap look for the faces already followed (a crop around each) on the frames in between, and
   motion detection every ``motion_interval_s`` (0: every frame) while the robot holds still;
+  while it does, the full search slows to ``face_search_still_interval_s``, since anyone new in
+  the picture then shows as motion first;
 * someone stepping into view is seen two frames later: a frame where motion was found is
   searched at once, and a face found once is looked for again on the very next frame (a face is
   reported after two detections);
@@ -62,6 +64,9 @@ class VisionConfig:
     #: face detector by name (:data:`driver.vision.faces.FACE_DETECTORS`), or None for none
     face_detector: str | None = "dlib_hog"
     face_search_interval_s: float = 0.3
+    #: the search interval while the motion detector saw the robot hold still (s): then anyone
+    #: stepping into view shows as motion, which brings a search at once; None: always the above
+    face_search_still_interval_s: float | None = 1.0
     #: a frame where something moved is searched at once (someone stepping into view); motion is
     #: reported at most every ``motion_config.min_interval_s``, which bounds the extra searches
     face_search_on_motion: bool = True
@@ -125,6 +130,8 @@ class FrameResult:
     #: None when no face pass ran on this frame
     faces: list[Box] | None = None
     motion: MotionReport | None = None
+    #: the motion detector held the robot still after this frame
+    settled: bool = False
     corrupt: str | None = None
     errors: list[tuple[str, BaseException]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -161,6 +168,8 @@ class Vision:
         self._pending: CompletedFrame | None = None
         self._closed = False
         self._last_search: float | None = None
+        #: the motion detector's word, after the last frame it saw, that the robot holds still
+        self._settled = False
         self._last_track: float | None = None
         self._last_motion: float | None = None
         self._reset_motion = False
@@ -218,6 +227,7 @@ class Vision:
         self.history.clear()
         self._pending = None
         self._reset_motion = True
+        self._settled = False
 
     def add_frame_listener(self, listener: FrameListener) -> Callable[[], None]:
         """Call ``listener`` (on the loop) with every decoded :class:`ImageSample`; returns its remover."""
@@ -262,11 +272,19 @@ class Vision:
     def _due(self, last: float | None, interval: float, t: float) -> bool:
         return last is None or t - last >= interval - 1e-3 or t < last
 
+    def _search_interval(self) -> float:
+        """The full search's interval now: longer while motion detection watches a still robot."""
+        c = self.config
+        still = c.face_search_still_interval_s
+        if still is None or not c.face_search_on_motion or not self._settled:
+            return c.face_search_interval_s
+        return max(c.face_search_interval_s, still)
+
     def _start(self, frame: CompletedFrame) -> None:
         robot_time, state = locate(frame, self.history)
         c = self.config
         t = frame.received_at
-        search = self.face_detector is not None and self._due(self._last_search, c.face_search_interval_s, t)
+        search = self.face_detector is not None and self._due(self._last_search, self._search_interval(), t)
         track: tuple[Box, ...] = ()
         # a face seen once is looked for again on the very next frame: confirming it is what
         # stands between a person stepping into view and the brain hearing of her
@@ -339,6 +357,7 @@ class Vision:
                 self.motion_detector.reset()
             try:
                 result.motion = self.motion_detector.update(sample)
+                result.settled = self.motion_detector.settled
             except Exception as exc:
                 result.errors.append(("motion", exc))
             t2 = clock()
@@ -388,6 +407,7 @@ class Vision:
             s.face_tracks += 1
         if "motion" in result.seconds:
             s.motion_runs += 1
+            self._settled = result.settled
         if result.faces is not None:
             view = _view(sample.head_angle_rad, sample.pose.angle_rad if sample.pose else None)
             self._publish_faces(self.tracker.update(result.faces, sample.captured_at, context=sample, view=view))
