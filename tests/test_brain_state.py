@@ -12,6 +12,7 @@ from brain.context import BrainContext
 from brain.mood import DEFAULT_CONFIG, Mood
 from brain.nodes.cozmo_behaviors import BehaviorSpec
 from brain.nodes.registry import BEHAVIOR_CLASSES
+from brain.nodes.sleeper import Awake
 from brain.world import Cube, Face, Motion, WorldModel
 from driver import events as ev
 
@@ -38,8 +39,13 @@ def test_a_nap_writes_the_arousal_asleep_and_awake_with_why() -> None:
     clock.t += 61
     nap.tick_once()
     assert nap.status is Status.SUCCESS
-    assert (ctx.arousal.state, ctx.arousal.since, ctx.arousal.why) == ("awake", 161.0, "nap over")
-    assert [(c.state, c.why) for c in ctx.arousal.changes] == [("asleep", "afternoon nap"), ("awake", "nap over")]
+    # waking up: the wake-up that follows (the Wake behaviour ends with Awake) makes it awake
+    assert (ctx.arousal.state, ctx.arousal.since, ctx.arousal.why) == ("drowsy", 161.0, "nap over")
+    clock.t += 3
+    Awake("awake", ctx).tick_once()
+    assert (ctx.arousal.state, ctx.arousal.since, ctx.arousal.why) == ("awake", 164.0, "nap over")
+    assert [(c.state, c.why) for c in ctx.arousal.changes] == [
+        ("asleep", "afternoon nap"), ("drowsy", "nap over"), ("awake", "nap over")]
 
 
 def test_a_poke_wakes_a_sleeper_and_says_so_and_an_interruption_too() -> None:
@@ -51,10 +57,15 @@ def test_a_poke_wakes_a_sleeper_and_says_so_and_an_interruption_too() -> None:
     clock.t += 5
     ctx.push_event(ev.Poked(clock.t))
     sleep.tick_once()
-    assert not ctx.arousal.asleep and ctx.arousal.why == "woken by poked"
+    assert ctx.arousal.state == "drowsy" and ctx.arousal.why == "woken by poked"
     sleep.tick_once()
     assert ctx.arousal.asleep
-    sleep.stop(Status.INVALID)  # a higher branch took over
+    sleep.stop(Status.INVALID)  # a reaction that does not resume it took over
+    assert ctx.arousal.state == "drowsy" and ctx.arousal.why == "interrupted"
+    clock.t += 10
+    sleep.tick_once()  # back soon after: it does not fall asleep again, it ends so the wake-up plays
+    assert sleep.status is Status.SUCCESS and ctx.arousal.state == "drowsy"
+    Awake("awake", ctx).tick_once()
     assert ctx.arousal.state == "awake" and ctx.arousal.why == "interrupted"
 
 

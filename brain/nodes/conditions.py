@@ -25,6 +25,7 @@ __all__ = [
     "OnCharger",
     "OrientationIs",
     "PickedUp",
+    "Sleeping",
     "RecentEvent",
     "SimpleMoodIs",
 ]
@@ -183,6 +184,21 @@ class PickedUp(_StatusFlag):
 
     flag = RobotStatus.IS_PICKED_UP
     meaning = "held in the air"
+
+
+class Sleeping(_Condition):
+    """SUCCESS while the robot is asleep or waking up (the brain's arousal is not ``awake``).
+
+    Put first among what sends it to sleep, it holds that branch until the wake-up has played:
+    whatever woke it, it gets up like a pet instead of being switched to something else.
+    """
+
+    def check(self) -> bool | str:
+        return self.ctx.arousal.state != "awake"
+
+    def in_words(self, passed: bool) -> str | None:
+        a = self.ctx.arousal
+        return f"{a.state} since {a.since:.0f} s ({a.why})" if passed else "awake"
 
 
 class BatteryLow(_Condition):

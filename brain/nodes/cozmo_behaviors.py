@@ -41,7 +41,7 @@ from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorParamError, Be
 from .face_behaviors import FACE_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param
-from .sleeper import SLEEPER_CLASSES, WAKE_EVENT_KINDS, SleepUntilWoken
+from .sleeper import SLEEPER_CLASSES, WAKE_EVENT_KINDS, Awake, SleepUntilWoken
 
 __all__ = [
     "BEHAVIOR_CLASS_LIST",
@@ -165,9 +165,9 @@ def react_to_cube_tap(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
 
 
 def wake(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
-    """Wake: the wake-up animation, normal lights, head up."""
+    """Wake: the wake-up animation, normal lights, head up; then the robot is awake."""
     return _seq(spec, [*_plays(ctx, spec), BackpackLights("awake lights", ctx, pattern="calm"),
-                       SetHeadAngle("head up", ctx, 10.0), *_emotion(ctx, spec)])
+                       SetHeadAngle("head up", ctx, 10.0), Awake("awake", ctx), *_emotion(ctx, spec)])
 
 
 # ----------------------------------------------------------------------------- declarations

@@ -56,6 +56,7 @@ from .conditions import (
     PickedUp,
     RecentEvent,
     SimpleMoodIs,
+    Sleeping,
 )
 from .cozmo_behaviors import BEHAVIOR_CLASS_LIST
 from .daytime import Night, QuietHours, TimeOfDay
@@ -287,6 +288,8 @@ _LIST: list[NodeType] = [
     _condition("orientation_is", lambda name, ctx, orientations: OrientationIs(name, ctx, orientations),
           "SUCCESS while the robot lies in one of `orientations` (upright, in_air, on_back, on_face, "
           "on_side, on_left_side, on_right_side, falling).", orientations=Param("str_list", required=True)),
+    _condition("sleeping", lambda name, ctx: Sleeping(name, ctx),
+               "SUCCESS while asleep or waking up (until the wake-up has played)."),
     _condition("battery_low", lambda name, ctx, volts=3.6: BatteryLow(name, ctx, volts),
           "SUCCESS while the battery is below `volts`.", volts=Param("number", default=3.6, minimum=0.0)),
     _condition("quiet_hours", lambda name, ctx: QuietHours(name, ctx),

@@ -25,9 +25,12 @@ from .actions import BackpackLights, ContextBehaviour, FireEmotionEvent, _cancel
 from .behavior_class import EMOTION_EVENT, TRIGGER_ALIASES, BehaviorClass, BehaviorSpec
 from .params import Param
 
-__all__ = ["SLEEPER_CLASSES", "SLEEPER_PARAMS", "WAKE_EVENT_KINDS", "SleepUntilWoken", "sleeper_node"]
+__all__ = ["SLEEPER_CLASSES", "Awake", "SLEEPER_PARAMS", "WAKE_EVENT_KINDS", "SleepUntilWoken", "sleeper_node"]
 
 log = logging.getLogger(__name__)
+
+#: A sleep interrupted this long ago (s) or less is not started again: its wake-up plays instead.
+RESUME_WAKE_S = 30.0
 
 #: Robot events that wake a sleeping robot.
 WAKE_EVENT_KINDS: tuple[str, ...] = ("poked", "picked_up", "button", "cube_tapped", "cliff", "falling_started")
@@ -48,7 +51,12 @@ class SleepUntilWoken(ContextBehaviour):
     """Sleep: sleepy face, head down, lift down, dim lights; RUNNING until a wake event.
 
     It writes the brain's arousal: asleep when it starts (the behaviour that put it to sleep
-    is the reason), awake when it ends (``woken by poked``, ``nap over``, or ``interrupted``).
+    is the reason); drowsy when something woke it (``woken by poked``, ``nap over``): it is waking
+    up, and the wake-up that follows (the Wake behaviour) makes it awake, while the ``sleeping``
+    condition keeps the branch that put it to sleep going until then. Interrupted (a reaction
+    that does not resume it, such as a pick-up), it is drowsy too, ``interrupted``: started again
+    within :data:`RESUME_WAKE_S` it does not fall asleep again but ends at once, so the wake-up
+    after it still plays.
 
     Wake events are robot events of ``wake_on`` kinds (a poke, a pick-up, the button, a cube
     tap …) that arrive after it fell asleep. With ``max_s`` it also wakes after that long (a
@@ -72,11 +80,18 @@ class SleepUntilWoken(ContextBehaviour):
         self.woken_by: Any = None
         self.paused_s = 0.0
         self._anim: Any = None
+        self._waking = False
 
     def initialise(self) -> None:
         self.fell_asleep_at = self.ctx.now()
         self.paused_s = 0.0
         self.woken_by = None
+        a = self.ctx.arousal
+        self._waking = (a.state == "drowsy" and a.why == "interrupted"
+                        and self.fell_asleep_at - a.since <= RESUME_WAKE_S)
+        if self._waking:
+            self.feedback_message = "waking up after an interruption"
+            return
         self.ctx.arousal.fall_asleep(self.fell_asleep_at, self.parent.name if self.parent is not None else self.name)
         anims = self.ctx.animations
         if anims is not None:
@@ -99,6 +114,8 @@ class SleepUntilWoken(ContextBehaviour):
                 log.debug("%s: could not settle the robot (%s)", self.name, exc)
 
     def update(self) -> Status:
+        if self._waking:
+            return Status.SUCCESS
         for kind in self.wake_on:
             for event in self.ctx.recent_events(kind, since=self.fell_asleep_at):
                 if getattr(event, "value", True) is False and kind != "button":
@@ -126,9 +143,21 @@ class SleepUntilWoken(ContextBehaviour):
         if self._anim is not None and not self._anim.done():
             _cancel(self._anim)
         self._anim = None
-        if new_status is not Status.RUNNING:
-            self.ctx.arousal.wake(self.ctx.now(), self.feedback_message if new_status is Status.SUCCESS
-                                  else "interrupted")
+        a = self.ctx.arousal
+        if new_status is Status.SUCCESS and not self._waking:
+            a.set("drowsy", self.ctx.now(), self.feedback_message)
+        elif new_status is not Status.RUNNING and a.state == "asleep":
+            a.set("drowsy", self.ctx.now(), "interrupted")
+
+
+class Awake(ContextBehaviour):
+    """The end of a wake-up: the brain's arousal becomes ``awake`` (it was waking up); always succeeds."""
+
+    def update(self) -> Status:
+        a = self.ctx.arousal
+        if a.state != "awake":
+            a.wake(self.ctx.now(), a.why if a.state == "drowsy" else "woke up")
+        return Status.SUCCESS
 
 
 def sleeper_node(name: str, ctx: BrainContext, max_s: float | None = None, wake_on: Sequence[str] | None = None,
