@@ -68,7 +68,11 @@ def test_the_page_against_run_sim(tmp_path: Path) -> None:
 
         # a face appears in front of the robot: the brain's world model has it, and the page says so
         driver.find_element("css selector", "#sim-buttons button[data-event=face]").click()
-        _wait("the face in the Sees panel", lambda: "in view" in driver.find_element("id", "world").text, 15)
+        try:
+            _wait("the face in the Sees panel", lambda: "in view" in driver.find_element("id", "world").text, 15)
+        except AssertionError as exc:  # say what the robot was doing and seeing instead
+            raise AssertionError(f"{exc}; Sees panel: {driver.find_element('id', 'world').text!r}; running: "
+                                 f"{_js(driver, TIP)!r}; why: {driver.find_element('id', 'why').text!r}") from None
 
         # "pick up": the reaction runs in the tree and gets its bar on the timeline
         driver.find_element("css selector", "#sim-buttons button[data-event=pick_up]").click()
