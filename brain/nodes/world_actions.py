@@ -323,8 +323,8 @@ class TrackFace(Explained):
                 robot.turn_in_place(heading, speed=math.radians(self.body_speed_dps), absolute=True)
                 self._turning = True
                 self._mark = wheel_mark(self.ctx)
-            now = robot.state.proprioception.head_angle_rad
-            if abs(math.degrees(head - now)) > self.head_tolerance_deg:
+            head_now = robot.state.proprioception.head_angle_rad
+            if abs(math.degrees(head - head_now)) > self.head_tolerance_deg:
                 robot.set_head_angle(head, max_speed=math.radians(self.head_speed_dps))
         except Exception as exc:
             log.debug("%s: %s", self.name, exc)
