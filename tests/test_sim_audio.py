@@ -112,7 +112,7 @@ def test_a_failing_sink_is_dropped_and_the_robot_keeps_working(caplog: pytest.Lo
         sim = await SimulatedCozmo(port=0, audio_out=Broken()).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
-        ctl = AnimationController(robot, seed=1)
+        ctl = AnimationController(robot, seed=1, idle_silence=True)  # a steady stream of silence
         try:
             ctl.start()
             await eventually(lambda: sim.speaker.silence > 10)

@@ -28,6 +28,14 @@ Face image
     the screen after 30 s without an image. Rendering a changing face costs ~0.15 ms and a held
     one a cache lookup (``FaceRenderer``), well under the frame budget, so it runs in the frame.
 
+Quiet idle frames
+    A frame is sent only when it carries something for the robot: a clip's frame, a sound, a
+    new face image (or its refresh), or the one silence frame that follows EndAnimation. A real
+    robot plays silence outside an animation as nothing and keeps showing the last image, so an
+    idle robot with a still face gets no frames at all between blinks (``stats.quiet_frames``);
+    the link's pings keep the connection. The clock runs on regardless, so a blink or a clip
+    starts on the frame it always would. ``idle_silence=True`` streams every frame instead.
+
 Frame order
     Within a frame the controller sends StartAnimation (first frame of a clip), the keyframe
     packets, the face image, then the audio packet, which closes the frame; after a clip's last
@@ -142,6 +150,8 @@ class ControllerStats:
     silence_frames: int = 0
     send_errors: int = 0
     offline_frames: int = 0
+    #: idle frames with nothing new for the robot (no clip, no sound, the same face): not sent
+    quiet_frames: int = 0
     max_late_ms: float = 0.0
     max_frame_cost_ms: float = 0.0
     max_render_ms: float = 0.0
@@ -169,6 +179,8 @@ class AnimationController:
       ``release_cpu`` pins it to one CPU (see :mod:`driver.link` on why frames can be late
       without either while the loop is busy).
     - ``seed`` makes the idle face reproducible.
+    - ``idle_silence``: send idle frames with nothing new too (a steady 30 fps OutputSilence
+      stream) rather than only the frames the robot needs.
     """
 
     def __init__(self, robot: AnimationTarget, *, idle_face: FaceParams | None = None,
@@ -177,7 +189,8 @@ class AnimationController:
                  on_event: EventHandler | None = None,
                  seed: int | None = None, idle: bool = True, release: str = "thread",
                  lead_s: float = RELEASE_LEAD_S, release_priority: int | None = None,
-                 release_cpu: int | None = None, wake_early_s: float = 0.0) -> None:
+                 release_cpu: int | None = None, wake_early_s: float = 0.0,
+                 idle_silence: bool = False) -> None:
         if release not in ("thread", "loop"):
             raise ValueError(f"release must be 'thread' or 'loop', got {release!r}")
         if not 0.0 <= lead_s <= 0.5 * FRAME_S:
@@ -203,6 +216,8 @@ class AnimationController:
         #: the idle face: blinks and saccades around ``idle.base`` while nothing else drives the face
         self.idle = IdleFace(idle_face or facemod.DEFAULT_FACE, np.random.default_rng(seed))
         self.idle_enabled = idle
+        #: send idle frames (OutputSilence) even when nothing changes, as a steady 30 fps stream
+        self.idle_silence = idle_silence
         #: resend an unchanged face image this often (the robot blanks after 30 s without one)
         self.display_refresh_s = DISPLAY_REFRESH_S
         self.stats = ControllerStats()
@@ -223,6 +238,7 @@ class AnimationController:
         self._head_deg: float | None = None
         self._lift_mm: float | None = None
         self._unplayable: set[tuple[str, str]] = set()
+        self._silence_owed = False
 
     @property
     def idle_face(self) -> FaceParams:
@@ -503,13 +519,21 @@ class AnimationController:
                 face = self.idle.frame(now)
         if audio is None:
             audio = self.locks.next_audio()
+        image = self._image(face, now) if face is not None else None
+        if act is None and not out and audio is None and image is None and not self._silence_owed \
+                and not self.idle_silence:
+            # Nothing the robot would notice: outside an animation silence plays nothing and the
+            # face keeps showing the last image, so the frame is not sent at all.
+            self.stats.quiet_frames += 1
+            return
+        self._silence_owed = False
         # send: keyframes, face image, then the audio packet that closes the frame
         try:
             with self.robot.frame_at(release_at) if release_at is not None else contextlib.nullcontext():
                 for packet in out:
                     self.robot.send(packet)
-                if face is not None:
-                    self._show(face, now)
+                if image is not None:
+                    self._show(image, now)
                 self.robot.play_audio_frame(audio)
                 if audio is None:
                     self.stats.silence_frames += 1
@@ -526,7 +550,9 @@ class AnimationController:
             self.stats.send_errors += 1
             log.debug("frame not sent: %s", exc)
 
-    def _show(self, face: FaceParams | bytes, now: float) -> None:
+    def _image(self, face: FaceParams | bytes, now: float) -> bytes | None:
+        """The display bytes of ``face`` if the robot needs them this frame (changed, or due a
+        refresh), else None."""
         if isinstance(face, FaceParams):
             self._face = face
             t = time.perf_counter()
@@ -535,10 +561,14 @@ class AnimationController:
         else:
             data = bytes(face)
         if data != self._last_image or now - self._last_image_at >= self.display_refresh_s:
-            self.robot.display_image(data)
-            self._last_image = data
-            self._last_image_at = now
-            self.stats.images_sent += 1
+            return data
+        return None
+
+    def _show(self, data: bytes, now: float) -> None:
+        self.robot.display_image(data)
+        self._last_image = data
+        self._last_image_at = now
+        self.stats.images_sent += 1
 
     # ------------------------------------------------------------------ clips
 
@@ -579,6 +609,7 @@ class AnimationController:
         if act.body_moving:
             self.robot.send(m.AnimBody(speed=0, unknown=STRAIGHT))
         self.robot.send(m.EndAnimation())
+        self._silence_owed = True  # the engine follows EndAnimation with one silence frame
         self.idle.return_from(act.last_face)
         pb.mark_ending(now)
         assert pb.anim_id is not None
