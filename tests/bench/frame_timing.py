@@ -236,7 +236,8 @@ async def _scenario(kind: str, port: int, conn: Connection, seconds: float, args
     ctl = AnimationController(robot, seed=1, release=args.release, lead_s=args.lead_ms / 1000.0,
                               release_priority=args.release_priority or None,
                               release_cpu=args.release_cpu if args.release_cpu >= 0 else None,
-                              wake_early_s=args.wake_early_ms / 1000.0)
+                              wake_early_s=args.wake_early_ms / 1000.0,
+                              idle_silence=True)  # a steady stream: every slot has a frame to time
     ctl.start()
     brain = _make_brain(robot, ctl) if kind == "brain" else None
     await asyncio.sleep(0.5)  # settle
