@@ -130,7 +130,7 @@ class Heartbeat:
         self.recent: deque[ev.RobotEvent] = deque(maxlen=64)
         self._queue: deque[ev.RobotEvent] = deque()
         #: set by an urgent event or the stop signal while :meth:`run` sleeps between beats
-        self._alarm: asyncio.Event | None = None
+        self._alarm: _Alarm | None = None
         self._last_beat: float | None = None
         self._branch = ""
         self._why = ""
@@ -175,7 +175,7 @@ class Heartbeat:
         one (:data:`URGENT_EVENTS`) brings that beat forward to now."""
         self._queue.append(event)
         if self._alarm is not None and isinstance(event, URGENT_EVENTS):
-            self._alarm.set()
+            self._alarm.ring()
 
     @property
     def rate_hz(self) -> float:
@@ -249,7 +249,7 @@ class Heartbeat:
         end = start + duration if duration is not None else None
         period = self.period
         k = 0
-        alarm = self._alarm = asyncio.Event()
+        alarm = self._alarm = _Alarm(loop)
         watcher = asyncio.ensure_future(_ring_on(stop, alarm))
         try:
             while not stop.is_set():
@@ -258,7 +258,7 @@ class Heartbeat:
                 if end is not None and target >= end:
                     await _sleep_or_stop(stop, max(0.0, end - loop.time()))
                     break
-                while await _alarmed(alarm, target - loop.time()) and not stop.is_set():
+                while await alarm.wait(target - loop.time()) and not stop.is_set():
                     self.beat()  # an urgent event: an extra beat now, the schedule unchanged
         finally:
             self._alarm = None
@@ -295,22 +295,48 @@ def _noise(e: ev.RobotEvent) -> bool:
 URGENT_EVENTS: tuple[type[ev.RobotEvent], ...] = (ev.FaceSeen, ev.MotionSeen)
 
 
-async def _ring_on(stop: asyncio.Event, alarm: asyncio.Event) -> None:
-    """Set ``alarm`` once ``stop`` is set, so one wait hears both."""
+class _Alarm:
+    """What a beat's wait listens for besides its timer: an urgent event, or the stop.
+
+    One future and one timer per wait (an ``asyncio.Event`` under ``wait_for`` costs a task and
+    twice the loop callbacks, ten times a second for as long as the daemon runs).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._rung = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def ring(self) -> None:
+        """Cut the current wait short (or the next one, if none is under way)."""
+        self._rung = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def wait(self, delay: float) -> bool:
+        """Sleep ``delay`` seconds or until :meth:`ring`; True (and cleared) when it rang."""
+        if delay > 0 and not self._rung:
+            waiter = self._waiter = self._loop.create_future()
+            timer = self._loop.call_later(delay, _settle, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
+        rang, self._rung = self._rung, False
+        return rang
+
+
+def _settle(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+async def _ring_on(stop: asyncio.Event, alarm: _Alarm) -> None:
+    """Ring ``alarm`` once ``stop`` is set, so one wait hears both."""
     await stop.wait()
-    alarm.set()
-
-
-async def _alarmed(alarm: asyncio.Event, delay: float) -> bool:
-    """Sleep ``delay`` seconds or until ``alarm`` rings; True (alarm cleared) when it rang."""
-    if delay > 0 and not alarm.is_set():
-        try:
-            await asyncio.wait_for(alarm.wait(), delay)
-        except asyncio.TimeoutError:
-            return False
-    rang = alarm.is_set()
-    alarm.clear()
-    return rang
+    alarm.ring()
 
 
 async def _sleep_or_stop(stop: asyncio.Event, delay: float) -> None:
