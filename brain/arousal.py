@@ -1,21 +1,67 @@
-"""Whether the robot is awake, drowsy or asleep, since when and why.
+"""Whether the robot is awake, drowsy or asleep, since when and why, and how sleepy it is.
 
 Arousal is brain state (:attr:`brain.context.BrainContext.arousal`), written by the tick only:
 the sleep behaviours say when the robot falls asleep and what woke it, and the day report, its
 picture and the dashboard read it instead of guessing sleep from the branch's name. ``drowsy``
 is the state between: sleepier than awake, not yet asleep.
+
+Sleepiness is a sleep debt in seconds, as Anki's Vector kept one (personality.md, "Sleep debt"):
+it builds while the robot is awake (``tire_rate`` seconds a second), is paid back while it
+sleeps (``rest_rate``), and everything that happens to the robot pays some of it off at once
+(``stimuli``: a poke, a pick-up, a face, the button …). At ``sleepy_after_s`` the robot is
+sleepy (the ``sleepy`` condition); a nap ends by itself once the debt is paid (rested), or after
+``nap_max_s``. With the defaults a robot left alone is up about 15 minutes and naps about 20:
+awake some 40 % of a quiet day, while visitors keep it up.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from types import MappingProxyType
+from typing import Any, Literal
 
-__all__ = ["AROUSAL_STATES", "Arousal", "ArousalChange", "ArousalState"]
+__all__ = ["AROUSAL_STATES", "DEFAULT_STIMULI", "Arousal", "ArousalChange", "ArousalState", "SleepParams"]
+
+log = logging.getLogger("cozmo_brain")
 
 ArousalState = Literal["awake", "drowsy", "asleep"]
 #: The states, from the most awake.
 AROUSAL_STATES: tuple[ArousalState, ...] = ("awake", "drowsy", "asleep")
+
+
+#: How many seconds of sleep debt one event of each kind pays off: being handled counts most, a
+#: face a lot (someone is here), motion a little (it may be nothing). A face that keeps moving in
+#: view keeps paying, so it does not tire while someone is with it.
+DEFAULT_STIMULI: Mapping[str, float] = MappingProxyType({
+    "poked": 180.0, "picked_up": 240.0, "returned_to_treads": 60.0, "shaken": 120.0, "button": 180.0,
+    "cube_tapped": 150.0, "cube_moved": 30.0, "face_seen": 150.0, "face_moved": 3.0, "motion_seen": 10.0,
+    "falling_started": 240.0,
+})
+
+
+@dataclass(frozen=True)
+class SleepParams:
+    """How a robot tires and rests (a personality's ``arousal:`` section; see the module docstring)."""
+
+    #: sleep debt (s) at which it is sleepy: this long awake with nothing happening
+    sleepy_after_s: float = 900.0
+    #: debt added per second awake
+    tire_rate: float = 1.0
+    #: debt paid back per second asleep
+    rest_rate: float = 0.7
+    #: a nap ends by itself after this long even if the debt is not paid (s)
+    nap_max_s: float = 2700.0
+    #: debt (s) at start-up
+    initial_debt_s: float = 0.0
+    #: seconds of debt one event of a kind pays off
+    stimuli: Mapping[str, float] = field(default_factory=lambda: DEFAULT_STIMULI)
+
+    @property
+    def max_debt_s(self) -> float:
+        """The debt never grows past this (s): twice sleepy, so a long day does not need a night to clear."""
+        return 2.0 * self.sleepy_after_s
 
 
 @dataclass(frozen=True)
@@ -36,6 +82,41 @@ class Arousal:
     why: str = "started"
     changes: list[ArousalChange] = field(default_factory=list)
     max_changes: int = 64
+    params: SleepParams = field(default_factory=SleepParams)
+    #: sleep debt now (s)
+    debt_s: float = 0.0
+    _updated: float | None = None
+
+    def configure(self, params: SleepParams) -> None:
+        """Take a personality's parameters; the first time, start from their initial debt."""
+        first = self._updated is None
+        self.params = params
+        if first:
+            self.debt_s = params.initial_debt_s
+
+    def update(self, events: Iterable[Any], now: float) -> None:
+        """Tire or rest for the time since the last update, then let ``events`` (robot events with
+        a ``kind``) pay off what they are worth."""
+        p = self.params
+        if self._updated is not None and now > self._updated:
+            dt = now - self._updated
+            self.debt_s += -p.rest_rate * dt if self.state == "asleep" else p.tire_rate * dt
+        self._updated = now
+        for event in events:
+            if getattr(event, "value", True) is False or getattr(event, "pressed", True) is False:
+                continue  # the end of something (put down, the button let go) is not a new stimulus
+            self.debt_s -= p.stimuli.get(getattr(event, "kind", ""), 0.0)
+        self.debt_s = min(max(self.debt_s, 0.0), p.max_debt_s)
+
+    @property
+    def sleepy(self) -> bool:
+        """Whether the debt has reached the sleepy level."""
+        return self.debt_s >= self.params.sleepy_after_s
+
+    @property
+    def rested(self) -> bool:
+        """Whether the debt is paid."""
+        return self.debt_s <= 0.0
 
     @property
     def asleep(self) -> bool:
@@ -49,6 +130,7 @@ class Arousal:
         if state == self.state:
             return
         self.state, self.since, self.why = state, now, why
+        log.info("%s (%s), sleep debt %.0f s", state, why, self.debt_s)
         self.changes.append(ArousalChange(now, state, why))
         del self.changes[:-self.max_changes]
 

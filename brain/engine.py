@@ -140,6 +140,7 @@ class Brain:
         self.root.set_tree(personality.root)
         self.personality = personality
         self.rhythm.schedule = personality.schedule
+        self.ctx.arousal.configure(personality.arousal)
         self.heartbeat.set_tree(self.root)
         log.info("personality %s loaded (%d reactions); %s", personality.name, len(personality.reactions),
                  personality.schedule.describe())
@@ -162,6 +163,7 @@ class Brain:
             if reaction is not None:
                 self.reactions.offer(reaction)
         self.ctx.world.update(events, now)
+        self.ctx.arousal.update(events, now)
 
     def _day(self, now: float) -> list[ev.RobotEvent]:
         """Read the day clock; keep the robot quiet (sounds and wheels held) during quiet hours.

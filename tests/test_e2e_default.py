@@ -170,12 +170,13 @@ def test_default_left_alone_idles_with_variety(tmp_path: Path) -> None:
 
 
 def test_long_quiet_puts_it_to_sleep_in_real_time(tmp_path: Path) -> None:
-    """A drowsy variant of the default (parameters and initial mood only) idles a few seconds, then sleeps."""
+    """A drowsy variant of the default (parameters, mood and sleepiness only) idles a few seconds, then sleeps."""
     personality = tmp_path / "drowsy.yaml"
     personality.write_text(
         f"extends: {DEFAULT}\n"
         "name: drowsy\n"
         "parameters: {bored_after_s: 3}\n"
+        "arousal: {sleepy_after_s: 3}\n"
         "mood:\n"
         "  initial: {Excited: 0.11}\n")
 

@@ -41,6 +41,7 @@ root:
         - {type: orientation_is, name: t_orientation_is, params: {orientations: [on_back]}}
         - {type: battery_low, name: t_battery_low}
         - {type: sleeping, name: t_sleeping}
+        - {type: sleepy, name: t_sleepy}
         - {type: quiet_hours, name: t_quiet_hours}
         - {type: night, name: t_night}
         - {type: time_of_day, name: t_time_of_day, params: {from: "03:00", to: "04:00"}}

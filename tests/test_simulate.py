@@ -170,19 +170,23 @@ def test_robot_and_simulator_over_the_memory_network_in_virtual_time() -> None:
 
 @pytest.mark.e2e
 def test_simulate_default_personality_sleeps_when_left_alone_and_idles_with_variety(tmp_path: Path) -> None:
-    """Nine simulated minutes: quiet until it naps, a poke wakes it, quiet again until the next nap."""
+    """Nine simulated minutes of the default tiring in a minute: quiet until it naps, a poke wakes
+    it, quiet again until the next nap."""
     (tmp_path / "world.yaml").write_text("- {at: 240, event: poke}\n")
+    (tmp_path / "quick.yaml").write_text(f"extends: {DEFAULT}\nname: quick\n"
+                                         "arousal: {sleepy_after_s: 60, rest_rate: 0.2}\n")
     report_file = tmp_path / "out" / "report.json"
     started = time.perf_counter()
-    code = simulate_command(_args(tmp_path, hours=0.15, report=str(report_file), script=str(tmp_path / "world.yaml")))
+    code = simulate_command(_args(tmp_path, hours=0.15, report=str(report_file), script=str(tmp_path / "world.yaml"),
+                                  personality=str(tmp_path / "quick.yaml")))
     wall = time.perf_counter() - started
     assert code == 0
     report = json.loads(report_file.read_text())
-    assert report["personality"] == "default"
+    assert report["personality"] == "quick"
     assert report["simulated_s"] == pytest.approx(540.0, abs=0.5)
     # far faster than real time (the speed itself is the benchmark's to measure, not a test's)
     assert report["speedup"] > 10 and wall < 540.0 / 10
-    # left alone, the default Cozmo idles, its excitement decays, and it falls asleep within two minutes
+    # left alone, it idles, its excitement decays, it tires, and it falls asleep within two minutes
     assert report["first_sleep_at_s"] is not None and 20.0 < report["first_sleep_at_s"] < 120.0
     episodes = report["sleep_episodes"]
     assert report["sleep_count"] == len(episodes) >= 2

@@ -1,11 +1,13 @@
 """Whatever wakes it, the robot gets up with its wake-up animation (a simulated day on the virtual clock).
 
-The sleepy personality (the default, bored after 20 s) naps between disturbances: a poke and the
+The sleepy personality (the default, tired after 45 s) naps between disturbances: a poke and the
 button are handled by reactions that resume the sleeper, which notices them; a pick-up is a
 reaction that does not resume it, so the sleep is interrupted. Each ends with a wake-up clip.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -39,3 +41,22 @@ def test_every_wake_up_plays_the_wake_up_animation_and_then_it_is_awake() -> Non
     wake_clips = [e["t"] for e in clips if "wakeup" in e["name"]]
     for t, _ in wakes:
         assert any(t - 0.5 <= c <= t + 5 for c in wake_clips), (t, wake_clips)
+
+
+def test_left_alone_it_tires_naps_and_wakes_by_itself_rested(tmp_path: Path) -> None:
+    """The default tiring in a minute and resting at half that speed: every nap lasts about twice
+    the time it was up, ends by itself once its sleep debt is paid, and it gets up with the clip."""
+    (tmp_path / "quick.yaml").write_text(f"extends: {REPO / 'trees' / 'default.yaml'}\n"
+                                         "arousal: {sleepy_after_s: 60, rest_rate: 0.5}\n")
+    report = run_virtual(simulate(tmp_path / "quick.yaml", [REPO / "resources"], hours=0.25, seed=2,
+                                  progress=False)).as_dict()
+    ended = [e for e in report["sleep_episodes"] if e["ended_by"] != "still asleep at the end"]
+    assert len(ended) >= 2, report["sleep_episodes"]
+    for nap in ended:
+        assert nap["ended_by"] == "rested", nap
+        # asleep once the debt reached 60 s (after at least the 90 s of nothing happening the
+        # default also asks for), paid back at 0.5 s a second: a nap of 2-4 minutes
+        assert 115.0 <= nap["duration_s"] <= 240.0, nap
+    live = report["liveliness"]
+    assert live["woke_by_itself"] >= 2 and live["wake_ups_animated"] == live["wake_ups"], live
+    assert 0.25 < live["awake_share"] < 0.6, live

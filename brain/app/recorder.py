@@ -95,8 +95,9 @@ class Recorder:
 
     def beat(self, at: float, branch_path: str, reaction: str | None, emotions: dict[str, float],
              simple_mood: str, sleeping: bool, events: list[str], *, pause: bool = False,
-             quiet: bool = False) -> None:
-        """Account for one heartbeat (``pause``: the active leaf only waits; ``quiet``: quiet hours)."""
+             quiet: bool = False, why: str = "") -> None:
+        """Account for one heartbeat (``pause``: the active leaf only waits; ``quiet``: quiet hours;
+        ``why``: the reason the brain gives for its arousal, such as ``rested`` after a nap)."""
         top, behaviour = self.classify(branch_path, reaction, pause)
         self._charge(at)
         if self._last is None or self._last[1] != top:
@@ -121,7 +122,7 @@ class Recorder:
         self._series(at, emotions, top)
         self._curve(at, emotions)
         self._heard(at, events)
-        self._sleep(at, sleeping, events, behaviour)
+        self._sleep(at, sleeping, events, behaviour, why)
 
     def classify(self, branch_path: str, reaction: str | None, pause: bool = False) -> tuple[str, str]:
         """(top-level branch, behaviour) for one beat's active path."""
@@ -228,7 +229,7 @@ class Recorder:
         for emotion, value in emotions.items():
             self.curve["emotions"].setdefault(emotion, []).append(round(value, 3))
 
-    def _sleep(self, at: float, sleeping: bool, events: list[str], behaviour: str) -> None:
+    def _sleep(self, at: float, sleeping: bool, events: list[str], behaviour: str, why: str = "") -> None:
         r = self.report
         if sleeping and self._asleep_since is None:
             self._asleep_since = at
@@ -239,11 +240,12 @@ class Recorder:
             self._entry(at, "sleep", behaviour)
         elif self._asleep_since is not None:
             # What woke it is the last robot event seen while asleep (a reaction to it may
-            # run first, with the sleep suspended); without one, a timer or the tree ended it.
+            # run first, with the sleep suspended); without one, the brain's reason (rested, nap
+            # over), else a timer or the tree ended it.
             for kind in events:
                 self._wake_event = kind
             if not sleeping:
-                self._end_sleep(at, self._wake_event or "timer or tree")
+                self._end_sleep(at, self._wake_event or why or "timer or tree")
 
     def _end_sleep(self, at: float, why: str, *, woke: bool = True) -> None:
         assert self._asleep_since is not None

@@ -319,7 +319,8 @@ class Monitor:
             "robot": robot_state(brain.robot, hazard=brain.safety.hazard, safety_stops=brain.safety.stops,
                                  suspended=brain.suspended),
             "arousal": {"state": brain.ctx.arousal.state, "since": round(brain.ctx.arousal.since, 3),
-                        "why": brain.ctx.arousal.why},
+                        "why": brain.ctx.arousal.why, "sleep_debt_s": round(brain.ctx.arousal.debt_s, 1),
+                        "sleepy": brain.ctx.arousal.sleepy},
             "world": brain.ctx.world.snapshot(),
         }
 

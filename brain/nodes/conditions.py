@@ -26,6 +26,7 @@ __all__ = [
     "OrientationIs",
     "PickedUp",
     "Sleeping",
+    "Sleepy",
     "RecentEvent",
     "SimpleMoodIs",
 ]
@@ -199,6 +200,19 @@ class Sleeping(_Condition):
     def in_words(self, passed: bool) -> str | None:
         a = self.ctx.arousal
         return f"{a.state} since {a.since:.0f} s ({a.why})" if passed else "awake"
+
+
+class Sleepy(_Condition):
+    """SUCCESS while the sleep debt has reached the personality's sleepy level (:mod:`brain.arousal`):
+    it has been up long enough, and little enough has happened, to want a nap."""
+
+    def check(self) -> bool | str:
+        return self.ctx.arousal.sleepy
+
+    def in_words(self, passed: bool) -> str | None:
+        a = self.ctx.arousal
+        return (f"sleep debt {a.debt_s / 60:.1f} min, sleepy at {a.params.sleepy_after_s / 60:.1f}"
+                + ("" if passed else " (not sleepy)"))
 
 
 class BatteryLow(_Condition):

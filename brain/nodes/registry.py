@@ -57,6 +57,7 @@ from .conditions import (
     RecentEvent,
     SimpleMoodIs,
     Sleeping,
+    Sleepy,
 )
 from .cozmo_behaviors import BEHAVIOR_CLASS_LIST
 from .daytime import Night, QuietHours, TimeOfDay
@@ -290,6 +291,8 @@ _LIST: list[NodeType] = [
           "on_side, on_left_side, on_right_side, falling).", orientations=Param("str_list", required=True)),
     _condition("sleeping", lambda name, ctx: Sleeping(name, ctx),
                "SUCCESS while asleep or waking up (until the wake-up has played)."),
+    _condition("sleepy", lambda name, ctx: Sleepy(name, ctx),
+               "SUCCESS while the sleep debt is at the personality's sleepy level (`arousal.sleepy_after_s`)."),
     _condition("battery_low", lambda name, ctx, volts=3.6: BatteryLow(name, ctx, volts),
           "SUCCESS while the battery is below `volts`.", volts=Param("number", default=3.6, minimum=0.0)),
     _condition("quiet_hours", lambda name, ctx: QuietHours(name, ctx),

@@ -60,7 +60,11 @@ class SleepUntilWoken(ContextBehaviour):
 
     Wake events are robot events of ``wake_on`` kinds (a poke, a pick-up, the button, a cube
     tap …) that arrive after it fell asleep. With ``max_s`` it also wakes after that long (a
-    nap). A get-in animation is asked for if given; if it cannot play, it sleeps anyway.
+    nap). A robot that was sleepy when it fell asleep (its sleep debt at the personality's
+    sleepy level, :mod:`brain.arousal`) also wakes by itself once the debt is paid (``rested``) or
+    after the personality's ``nap_max_s`` (``nap over``), except in quiet hours, which it sleeps
+    through; put to sleep for another reason (a low battery, the quiet hours) it sleeps on until
+    an event. A get-in animation is asked for if given; if it cannot play, it sleeps anyway.
 
     A reaction that suspends it (see :mod:`brain.nodes.reactions`) does not wake it: it keeps
     sleeping through, and if the reaction resumes it, it notices the event that caused the
@@ -81,6 +85,7 @@ class SleepUntilWoken(ContextBehaviour):
         self.paused_s = 0.0
         self._anim: Any = None
         self._waking = False
+        self._tired = False
 
     def initialise(self) -> None:
         self.fell_asleep_at = self.ctx.now()
@@ -92,7 +97,8 @@ class SleepUntilWoken(ContextBehaviour):
         if self._waking:
             self.feedback_message = "waking up after an interruption"
             return
-        self.ctx.arousal.fall_asleep(self.fell_asleep_at, self.parent.name if self.parent is not None else self.name)
+        self._tired = a.sleepy
+        a.fall_asleep(self.fell_asleep_at, self.parent.name if self.parent is not None else self.name)
         anims = self.ctx.animations
         if anims is not None:
             try:
@@ -123,9 +129,19 @@ class SleepUntilWoken(ContextBehaviour):
                 self.woken_by = event
                 self.feedback_message = f"woken by {kind}"
                 return Status.SUCCESS
-        if self.max_s is not None and self.ctx.now() - self.fell_asleep_at - self.paused_s >= self.max_s:
+        slept = self.ctx.now() - self.fell_asleep_at - self.paused_s
+        if self.max_s is not None and slept >= self.max_s:
             self.feedback_message = "nap over"
             return Status.SUCCESS
+        rhythm = self.ctx.rhythm
+        if self._tired and not (rhythm is not None and rhythm.quiet):
+            a = self.ctx.arousal
+            if a.rested:
+                self.feedback_message = "rested"
+                return Status.SUCCESS
+            if slept >= a.params.nap_max_s:
+                self.feedback_message = "nap over"
+                return Status.SUCCESS
         self.feedback_message = "sleeping"
         return Status.RUNNING
 

@@ -27,7 +27,7 @@ INCLUDED_SECTIONS = ("subtrees", "activities", "parameters")
 #: Sections of a base and its extension that are merged name by name.
 NAMED_SECTIONS = ("subtrees", "activities", "parameters", "reactions")
 #: Sections of a base and its extension merged key by key at every depth.
-DEEP_SECTIONS = ("mood", "schedule")
+DEEP_SECTIONS = ("mood", "schedule", "arousal")
 
 
 class Assembler:

@@ -19,6 +19,7 @@ from typing import Any
 from py_trees.behaviour import Behaviour
 from py_trees.decorators import Decorator
 
+from brain.arousal import SleepParams
 from brain.assets.issues import Issue, Severity
 from brain.context import BrainContext
 from brain.mood import DEFAULT_CONFIG, EmotionEvent, Mood, MoodConfig
@@ -26,6 +27,7 @@ from brain.reactions import Reaction, first_match
 from brain.rhythm import Schedule
 from driver.events import RobotEvent
 
+from .arousal_section import build_arousal
 from .assembly import Assembler
 from .builder import Builder
 from .issues import IssueList, PersonalityError, display_path, format_issue
@@ -59,6 +61,8 @@ class Personality:
     parameters: dict[str, Any]
     #: quiet hours and night (empty: never quiet)
     schedule: Schedule = field(default_factory=Schedule)
+    #: how it tires and rests (the ``arousal:`` section over the defaults)
+    arousal: SleepParams = field(default_factory=SleepParams)
     nodes: dict[str, Behaviour] = field(default_factory=dict)
     subtrees: tuple[str, ...] = ()
     activities: tuple[str, ...] = ()
@@ -112,6 +116,7 @@ def _build_personality(path: Path, ctx: BrainContext, parameters: Mapping[str, A
     reactions = build_reactions(builder)
     mood = build_mood_overrides(builder)
     schedule = build_schedule(builder)
+    arousal = build_arousal(builder)
     title = doc.get("name")
     if title is not None and not isinstance(title, str):
         issues.add(doc.at("name"), "name", f"expected a string, got {short_repr(title)}")
@@ -120,7 +125,7 @@ def _build_personality(path: Path, ctx: BrainContext, parameters: Mapping[str, A
         return None
     return Personality(
         name=title or path.stem, path=path, root=root, reactions=reactions, mood=mood, parameters=params,
-        schedule=schedule,
+        schedule=schedule, arousal=arousal,
         nodes=builder.nodes, subtrees=tuple(builder.subtrees), activities=tuple(builder.activities),
         issues=[i for i in issues.items if i.severity < Severity.ERROR],
     )
