@@ -4,9 +4,11 @@ A behaviour asks for a *trigger* ("ReactToCliff"); the trigger map names a group
 one member clip by weight among those whose cooldown has passed, whose Mood matches the current
 simple mood (or is "Default"), and whose head-angle range holds the current head angle when
 ``UseHeadAngle`` is set. If every member is cooling down, the one closest to ready plays rather
-than nothing, so a reaction is never silent. The chosen clip is decoded on first use by the clip
-index and handed to the animation controller, with the pitch the mood gives the voice
-(:mod:`brain.voice`) when it is not the authored one.
+than nothing, so a reaction is never silent. The clip that played last is never chosen again
+from a group that has another member: a pet does not do exactly the same thing twice in a row.
+The chosen clip is decoded on first use by the clip index and handed to the animation
+controller, with the pitch the mood gives the voice (:mod:`brain.voice`) when it is not the
+authored one.
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ def choose_member(
     simple_mood: str | None,
     head_angle_deg: float | None,
     rng: random.Random,
+    avoid: str | None = None,
 ) -> Any | None:
-    """Pick a group member as Anki's engine does; None when the group is empty."""
+    """Pick a group member as Anki's engine does; None when the group is empty. ``avoid`` (the
+    clip that played last) is left out whenever the group has another member."""
     def fits(mem: Any) -> bool:
         if mem.mood not in ("Default", "", None) and simple_mood is not None and mem.mood != simple_mood:
             return False
@@ -55,6 +59,9 @@ def choose_member(
     candidates = [mem for mem in members if fits(mem)] or list(members)
     if not candidates:
         return None
+    if avoid is not None:
+        candidates = ([mem for mem in candidates if mem.name != avoid]
+                      or [mem for mem in members if mem.name != avoid] or candidates)
     ready = [mem for mem in candidates if now - last_played.get(mem.name, -math.inf) >= mem.cooldown_s]
     if ready:
         weights = [max(0.0, mem.weight) for mem in ready]
@@ -97,6 +104,7 @@ class AnimationLibrary:
         member = choose_member(
             list(group.members), now=self.clock(), last_played=self.last_played,
             simple_mood=self.simple_mood(), head_angle_deg=self.head_angle_deg(), rng=self.rng,
+            avoid=self.last_clip,
         )
         if member is None:
             raise AnimationNotFound(f"animation group {group.name!r} (trigger {trigger!r}) has no members")

@@ -47,3 +47,13 @@ def test_head_angle_range_is_respected_when_asked() -> None:
 def test_empty_group_gives_none() -> None:
     assert choose_member([], now=0.0, last_played={}, simple_mood=None, head_angle_deg=None,
                          rng=random.Random()) is None
+
+
+def test_the_clip_that_played_last_is_not_chosen_again_unless_the_group_has_nothing_else() -> None:
+    members = [M("a", 100.0, 0.0), M("b", 1.0, 0.0)]
+    assert {_pick(members, avoid="a", rng=random.Random(seed)) for seed in range(50)} == {"b"}
+    # even a member that does not suit the mood is better than the same clip again
+    moody = [M("a", 1.0, 0.0), M("b", 1.0, 0.0, mood="HighStim")]
+    assert _pick(moody, simple_mood="LowStim", avoid="a") == "b"
+    # a group of one plays its clip again
+    assert _pick([M("a", 1.0, 0.0)], avoid="a") == "a"
