@@ -130,6 +130,17 @@ class AnimationLibrary:
 
         return self.player.play(clip, params=PlaybackParams(pitch_semitones=pitch))
 
+    def set_idle_motion(self, *, still: bool | None = None, pace: float | None = None) -> None:
+        """Hold the resting face still (no blinks, no saccades: asleep) or let it move, and set how
+        slowly it blinks and glances (``pace`` 1 as usual, 2.5 drowsy)."""
+        idle = getattr(self.player, "idle", None)
+        if idle is None:
+            return
+        if still is not None:
+            idle.still = still
+        if pace is not None:
+            idle.pace = pace
+
     def set_face_expression(self, name: str) -> None:
         """Show a named procedural expression as the resting face (blinks and saccades go on)."""
         from driver.animation.expressions import expression

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-__all__ = ["AROUSAL_STATES", "DEFAULT_STIMULI", "Arousal", "ArousalChange", "ArousalState", "SleepParams"]
+__all__ = ["AROUSAL_STATES", "DEFAULT_STIMULI", "TIRING_PACE", "TIRING_SHARE", "Arousal", "ArousalChange",
+           "ArousalState", "SleepParams"]
 
 log = logging.getLogger("cozmo_brain")
 
@@ -39,6 +40,12 @@ DEFAULT_STIMULI: Mapping[str, float] = MappingProxyType({
     "cube_tapped": 150.0, "cube_moved": 30.0, "face_seen": 150.0, "face_moved": 3.0, "motion_seen": 10.0,
     "falling_started": 240.0,
 })
+
+
+#: The share of the sleepy level from which an awake robot looks tired (see :attr:`Arousal.tiring`).
+TIRING_SHARE = 0.75
+#: How much more slowly a tired robot blinks and glances around.
+TIRING_PACE = 2.5
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,11 @@ class Arousal:
     def sleepy(self) -> bool:
         """Whether the debt has reached the sleepy level."""
         return self.debt_s >= self.params.sleepy_after_s
+
+    @property
+    def tiring(self) -> bool:
+        """Awake and at least :data:`TIRING_SHARE` of the way to sleepy: heavy eyelids, slow blinks."""
+        return self.state == "awake" and self.debt_s >= TIRING_SHARE * self.params.sleepy_after_s
 
     @property
     def rested(self) -> bool:

@@ -68,7 +68,8 @@ class AnimationProvider(Protocol):
 
     ``play_trigger`` resolves an animation trigger (trigger map → group → member chosen by
     weight, cooldown, mood and head angle) and plays it; ``play_clip`` plays one clip by name;
-    ``set_face_expression`` shows a named procedural face. Unknown names raise ``KeyError``
+    ``set_face_expression`` shows a named procedural face; ``set_idle_motion`` holds the
+    resting face still (asleep) or sets how slowly it blinks. Unknown names raise ``KeyError``
     (nodes turn that into FAILURE).
     """
 
@@ -77,6 +78,8 @@ class AnimationProvider(Protocol):
     def play_clip(self, name: str) -> PlayHandle: ...
 
     def set_face_expression(self, name: str) -> None: ...
+
+    def set_idle_motion(self, *, still: bool | None = None, pace: float | None = None) -> None: ...
 
 
 class RobotLike(Protocol):
@@ -164,6 +167,9 @@ class TimedAnimations:
         """Remember the face."""
         self.played.append(("face", name))
         self.face = name
+
+    def set_idle_motion(self, *, still: bool | None = None, pace: float | None = None) -> None:
+        """Nothing moves here anyway."""
 
 
 @dataclass

@@ -40,6 +40,7 @@ from driver.animation.controller import AnimationController
 from driver.robot import Robot, RobotError
 
 from .animations import AnimationLibrary
+from .arousal import TIRING_PACE
 from .context import BrainContext
 from .heartbeat import Heartbeat, Snapshot
 from .nodes.explain import choice_path, explain_branch
@@ -91,6 +92,8 @@ class Brain:
         self.root = ReactiveRoot("Brain", self.reactions, self.ctx)
         #: the decisions on the running branch the log last explained (see _explain)
         self._choices: frozenset[tuple[int, int]] = frozenset()
+        #: whether the face shows it is tiring (see _tired_look)
+        self._tired = False
         self.heartbeat = Heartbeat(
             None, rate_hz=heartbeat_hz, mood=self.ctx.mood, describe=self._describe, explain=self._explain,
             hazard=lambda: self.safety.hazard, clock=loop.time,
@@ -164,6 +167,22 @@ class Brain:
                 self.reactions.offer(reaction)
         self.ctx.world.update(events, now)
         self.ctx.arousal.update(events, now)
+        self._tired_look()
+
+    def _tired_look(self) -> None:
+        """An awake robot nearing sleepy looks it: heavy eyelids, slow blinks; back when rested.
+        Asleep or waking up, the sleep behaviours own the face."""
+        a, anims = self.ctx.arousal, self.ctx.animations
+        if a.state != "awake" or anims is None:
+            self._tired = False
+            return
+        if a.tiring != self._tired:
+            self._tired = a.tiring
+            anims.set_idle_motion(pace=TIRING_PACE if self._tired else 1.0)
+            try:
+                anims.set_face_expression("sleepy" if self._tired else "neutral")
+            except Exception as exc:  # a face is not worth a beat
+                log.debug("no tired face: %s", exc)
 
     def _day(self, now: float) -> list[ev.RobotEvent]:
         """Read the day clock; keep the robot quiet (sounds and wheels held) during quiet hours.

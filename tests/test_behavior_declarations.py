@@ -73,7 +73,7 @@ def test_factories_receive_validated_values_under_any_spelling() -> None:
     assert resolved.values["max_s"] == 60.0 and resolved.values["wake_on"] == ["poked"]
     assert resolved.read == {"max_s": "NAPDURATION_S", "wake_on": "wakeOn"}
     assert resolved.ignored == ["displayNameKey"]  # flatScore is the scoring chooser's
-    assert resolved.values["face"] == "sleepy"  # defaults filled in
+    assert resolved.values["face"] == "asleep"  # defaults filled in
 
 
 @pytest.mark.parametrize("params, key", [

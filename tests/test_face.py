@@ -375,3 +375,17 @@ def test_eased_face_blend():
     a, b = EXPRESSIONS["neutral"], EXPRESSIONS["surprised"]
     mid = interpolate(a, b, ease("cubic_in", 0.5))
     assert mid.left_eye.scale_x == pytest.approx(1 + 0.125 * (b.left_eye.scale_x - 1))
+
+
+def test_the_idle_face_holds_still_asleep_and_blinks_slowly_when_tired() -> None:
+    from driver.animation.expressions import expression
+    from driver.animation.idle import BLINK_EVERY_S, IdleFace
+
+    idle = IdleFace(expression("neutral"), np.random.default_rng(5))
+    idle.schedule(0.0)
+    idle.still, idle.base = True, expression("asleep")
+    faces = {idle.frame(k / 30) for k in range(30 * 20)}  # twenty seconds: no blink, no glance
+    assert faces == {expression("asleep")}
+    idle.still, idle.pace, idle.base = False, 2.5, expression("sleepy")
+    idle.frame(20.0)  # awake again: the next blink is drawn from now, 2.5 times further off
+    assert 20.0 + 2.5 * BLINK_EVERY_S[0] <= idle.next_blink <= 20.0 + 2.5 * BLINK_EVERY_S[1]

@@ -8,6 +8,7 @@ reaction that does not resume it, so the sleep is interrupted. Each ends with a 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,8 +49,15 @@ def test_left_alone_it_tires_naps_and_wakes_by_itself_rested(tmp_path: Path) -> 
     the time it was up, ends by itself once its sleep debt is paid, and it gets up with the clip."""
     (tmp_path / "quick.yaml").write_text(f"extends: {REPO / 'trees' / 'default.yaml'}\n"
                                          "arousal: {sleepy_after_s: 60, rest_rate: 0.5}\n")
+    beats: list[tuple[float, str, float, bool, float, int]] = []
+
+    def watch(brain: Any) -> None:
+        idle, stats = brain.controller.idle, brain.controller.stats
+        brain.heartbeat.subscribe("snapshot", lambda snap: beats.append(
+            (snap.at, brain.ctx.arousal.state, brain.ctx.arousal.debt_s, idle.still, idle.pace, stats.images_sent)))
+
     report = run_virtual(simulate(tmp_path / "quick.yaml", [REPO / "resources"], hours=0.25, seed=2,
-                                  progress=False)).as_dict()
+                                  progress=False, on_start=watch)).as_dict()
     ended = [e for e in report["sleep_episodes"] if e["ended_by"] != "still asleep at the end"]
     assert len(ended) >= 2, report["sleep_episodes"]
     for nap in ended:
@@ -60,3 +68,22 @@ def test_left_alone_it_tires_naps_and_wakes_by_itself_rested(tmp_path: Path) -> 
     live = report["liveliness"]
     assert live["woke_by_itself"] >= 2 and live["wake_ups_animated"] == live["wake_ups"], live
     assert 0.25 < live["awake_share"] < 0.6, live
+    # nearing sleepy (45 of 60 s of debt) it blinks more slowly; asleep the face holds still: no
+    # blinks and no glances, only the refresh the screen needs every 25 s
+    assert {pace for _, state, debt, _, pace, _ in beats if state == "awake" and debt >= 46} == {2.5}
+    assert {pace for _, state, debt, _, pace, _ in beats if state == "awake" and debt <= 44} == {1.0}
+    assert all(still for _, state, _, still, _, _ in beats if state == "asleep")
+    assert not any(still for _, state, _, still, _, _ in beats if state == "awake")
+    naps: list[list[tuple[float, int]]] = []
+    for i, (t, state, _, _, _, images) in enumerate(beats):
+        if state == "asleep":
+            if i == 0 or beats[i - 1][1] != "asleep":
+                naps.append([])
+            naps[-1].append((t, images))
+    if beats[-1][1] == "asleep":
+        naps.pop()  # cut short by the end of the run
+    assert len(naps) >= 2
+    for nap in naps:
+        quiet = [(t, n) for t, n in nap if t >= nap[0][0] + 6.0]  # after the get-in clip
+        span = quiet[-1][0] - quiet[0][0]
+        assert span > 60.0 and quiet[-1][1] - quiet[0][1] <= span / 25.0 + 1, (nap[0], quiet[0], quiet[-1])

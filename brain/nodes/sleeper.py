@@ -41,7 +41,7 @@ SLEEPER_PARAMS: dict[str, Param] = {
                    aliases=("maxSleep_s", "napDuration_s", "duration_s")),
     "wake_on": Param("str_list", default=list(WAKE_EVENT_KINDS), choices=tuple(sorted(EVENT_KINDS)),
                      doc="event kinds that wake it", aliases=("wakeOn",)),
-    "face": Param("str", default="sleepy", doc="the procedural face it sleeps with"),
+    "face": Param("str", default="asleep", doc="the procedural face it sleeps with (held still: no blinks)"),
     "get_in": Param("triggers", default=["GoToSleepGetIn"], doc="the falling-asleep animation trigger "
                     "(the first of a list; [] for none)", aliases=("animTriggers", *TRIGGER_ALIASES)),
 }
@@ -74,7 +74,7 @@ class SleepUntilWoken(ContextBehaviour):
     continues_after_suspend = True
 
     def __init__(self, name: str, ctx: BrainContext, *, wake_on: Sequence[str] = WAKE_EVENT_KINDS,
-                 max_s: float | None = None, face: str = "sleepy", get_in: str | None = "GoToSleepGetIn") -> None:
+                 max_s: float | None = None, face: str = "asleep", get_in: str | None = "GoToSleepGetIn") -> None:
         super().__init__(name, ctx)
         self.wake_on = tuple(wake_on)
         self.max_s = max_s
@@ -108,6 +108,7 @@ class SleepUntilWoken(ContextBehaviour):
                 log.debug("%s: no get-in animation (%s)", self.name, exc)
             try:
                 anims.set_face_expression(self.face)
+                anims.set_idle_motion(still=True)  # the sleeping face: no blinks, no glances
             except Exception as exc:
                 log.debug("%s: no %r face (%s)", self.name, self.face, exc)
         robot = self.ctx.robot
@@ -159,6 +160,8 @@ class SleepUntilWoken(ContextBehaviour):
         if self._anim is not None and not self._anim.done():
             _cancel(self._anim)
         self._anim = None
+        if self.ctx.animations is not None:
+            self.ctx.animations.set_idle_motion(still=False)
         a = self.ctx.arousal
         if new_status is Status.SUCCESS and not self._waking:
             a.set("drowsy", self.ctx.now(), self.feedback_message)
@@ -167,17 +170,25 @@ class SleepUntilWoken(ContextBehaviour):
 
 
 class Awake(ContextBehaviour):
-    """The end of a wake-up: the brain's arousal becomes ``awake`` (it was waking up); always succeeds."""
+    """The end of a wake-up: the brain's arousal becomes ``awake`` (it was waking up) and the resting
+    face opens its eyes again, blinking at the usual pace; always succeeds."""
 
     def update(self) -> Status:
         a = self.ctx.arousal
         if a.state != "awake":
             a.wake(self.ctx.now(), a.why if a.state == "drowsy" else "woke up")
+        anims = self.ctx.animations
+        if anims is not None:
+            try:
+                anims.set_face_expression("neutral")
+                anims.set_idle_motion(still=False, pace=1.0)
+            except Exception as exc:  # a face is not worth failing the wake-up for
+                log.debug("%s: could not open the eyes (%s)", self.name, exc)
         return Status.SUCCESS
 
 
 def sleeper_node(name: str, ctx: BrainContext, max_s: float | None = None, wake_on: Sequence[str] | None = None,
-                 face: str = "sleepy", get_in: Sequence[str] | None = ("GoToSleepGetIn",)) -> SleepUntilWoken:
+                 face: str = "asleep", get_in: Sequence[str] | None = ("GoToSleepGetIn",)) -> SleepUntilWoken:
     """The sleeper from validated :data:`SLEEPER_PARAMS` values (the ``sleep`` node's builder)."""
     return SleepUntilWoken(name, ctx, wake_on=list(wake_on) if wake_on else WAKE_EVENT_KINDS, max_s=max_s,
                            face=face, get_in=get_in[0] if get_in else None)

@@ -33,7 +33,9 @@ class IdleFace:
 
     ``base`` is the resting face the gaze wanders around; ``gaze`` where it looks now;
     ``next_blink`` and ``next_saccade`` the loop times of the next ones (set them to ``inf`` to
-    hold the gaze still). ``rng`` makes the timing reproducible.
+    hold the gaze still). ``still`` holds the base face with no blinks and no saccades (a robot
+    asleep); ``pace`` stretches the time between them (2: half as often, a drowsy robot). ``rng``
+    makes the timing reproducible.
     """
 
     def __init__(self, base: FaceParams, rng: np.random.Generator) -> None:
@@ -42,13 +44,16 @@ class IdleFace:
         self.row_offset = 0
         self.next_blink = 0.0
         self.next_saccade = 0.0
+        self.still = False
+        self.pace = 1.0
+        self._was_still = False
         self._rng = rng
         self._frames: deque[FaceParams] = deque()
 
     def schedule(self, now: float) -> None:
         """Draw the first blink and saccade times after ``now`` (when the clock starts)."""
-        self.next_blink = now + float(self._rng.uniform(*BLINK_EVERY_S))
-        self.next_saccade = now + float(self._rng.uniform(*SACCADE_EVERY_S))
+        self.next_blink = now + self.pace * float(self._rng.uniform(*BLINK_EVERY_S))
+        self.next_saccade = now + self.pace * float(self._rng.uniform(*SACCADE_EVERY_S))
 
     def return_from(self, face: FaceParams | None) -> None:
         """Blend smoothly from ``face`` (a clip's last face) back to the gaze over the next frames."""
@@ -58,11 +63,20 @@ class IdleFace:
 
     def frame(self, now: float) -> FaceParams:
         """The idle face for the frame of loop time ``now``."""
+        if self.still:
+            if not self._was_still:
+                self._was_still = True
+                self._frames.clear()
+            self.gaze = self.base
+            return self.base
+        if self._was_still:  # awake again: the next blink and saccade from now
+            self._was_still = False
+            self.schedule(now)
         if not self._frames:
             if now >= self.next_blink:
                 self._frames.extend(facemod.blink(self.gaze))
                 self.row_offset ^= 1  # swap the lit row set at a blink, against burn-in
-                self.next_blink = now + float(self._rng.uniform(*BLINK_EVERY_S))
+                self.next_blink = now + self.pace * float(self._rng.uniform(*BLINK_EVERY_S))
             elif now >= self.next_saccade:
                 if self._rng.random() < BACK_TO_CENTRE:
                     target = self.base
@@ -71,7 +85,7 @@ class IdleFace:
                                           float(self._rng.uniform(-SACCADE_REACH[1], SACCADE_REACH[1])))
                 self._frames.extend(facemod.saccade(self.gaze, target, frames=3))
                 self.gaze = target
-                self.next_saccade = now + float(self._rng.uniform(*SACCADE_EVERY_S))
+                self.next_saccade = now + self.pace * float(self._rng.uniform(*SACCADE_EVERY_S))
         if self._frames:
             return self._frames.popleft()
         return self.gaze
