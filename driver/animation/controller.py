@@ -107,22 +107,9 @@ log = logging.getLogger(__name__)
 # FPS, FRAME_MS, TRACKS, Lock, Timeline, TrackError, split_move and the resolver types live in the
 # modules above; they stay importable from here, where callers have always found them.
 __all__ = [
-    "DISPLAY_REFRESH_S",
-    "END_TIMEOUT_S",
-    "FPS",
-    "FRAME_MS",
-    "RELEASE_LEAD_S",
-    "TRACKS",
-    "AnimationController",
-    "AudioResolver",
-    "ControllerStats",
-    "EventHandler",
-    "Lock",
-    "SpriteResolver",
-    "Timeline",
-    "TrackError",
-    "normalise_tracks",
-    "split_move",
+    "DISPLAY_REFRESH_S", "END_TIMEOUT_S", "FPS", "FRAME_MS", "RELEASE_LEAD_S", "TRACKS", "AnimationController",
+    "AudioResolver", "ControllerStats", "EventHandler", "Lock", "SpriteResolver", "Timeline", "TrackError",
+    "normalise_tracks", "split_move",
 ]
 
 #: Resend the face image at least this often: the robot blanks its screen after 30 s without one.
