@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-__all__ = ["AROUSAL_STATES", "DEFAULT_STIMULI", "TIRING_PACE", "TIRING_SHARE", "Arousal", "ArousalChange",
+__all__ = ["AROUSAL_STATES", "DEFAULT_STIMULI", "SEEN_KINDS", "TIRING_PACE", "TIRING_SHARE", "Arousal", "ArousalChange",
            "ArousalState", "SleepParams"]
 
 log = logging.getLogger("cozmo_brain")
@@ -41,6 +41,10 @@ DEFAULT_STIMULI: Mapping[str, float] = MappingProxyType({
     "falling_started": 240.0,
 })
 
+
+#: What the camera reports. Asleep these pay nothing off: the sleeper decides whether a face it sees
+#: wakes it (and the day report never names them as what woke it).
+SEEN_KINDS = frozenset({"face_seen", "face_moved", "face_lost", "motion_seen"})
 
 #: The share of the sleepy level from which an awake robot looks tired (see :attr:`Arousal.tiring`).
 TIRING_SHARE = 0.75
@@ -103,16 +107,19 @@ class Arousal:
 
     def update(self, events: Iterable[Any], now: float) -> None:
         """Tire or rest for the time since the last update, then let ``events`` (robot events with
-        a ``kind``) pay off what they are worth."""
+        a ``kind``) pay off what they are worth (asleep, only what it feels: see :data:`SEEN_KINDS`)."""
         p = self.params
         if self._updated is not None and now > self._updated:
             dt = now - self._updated
             self.debt_s += -p.rest_rate * dt if self.state == "asleep" else p.tire_rate * dt
         self._updated = now
+        asleep = self.state == "asleep"
         for event in events:
             if getattr(event, "value", True) is False or getattr(event, "pressed", True) is False:
                 continue  # the end of something (put down, the button let go) is not a new stimulus
-            self.debt_s -= p.stimuli.get(getattr(event, "kind", ""), 0.0)
+            kind = getattr(event, "kind", "")
+            if not (asleep and kind in SEEN_KINDS):
+                self.debt_s -= p.stimuli.get(kind, 0.0)
         self.debt_s = min(max(self.debt_s, 0.0), p.max_debt_s)
 
     @property

@@ -38,7 +38,10 @@ def test_the_debt_builds_awake_is_paid_asleep_and_by_stimuli_within_its_bounds()
     assert a.debt_s == pytest.approx(110.0)
     a.update([ev.StatusChanged(1100.0, RobotStatus.IS_PICKED_UP, False)], 1100.0)  # put down: not a new stimulus
     assert a.debt_s == pytest.approx(110.0)
-    a.update([ev.FaceSeen(1100.0, face_id=1)], 1100.0)  # never below nothing
+    a.update([ev.FaceSeen(1100.0, face_id=1)], 1100.0)  # asleep, what it sees pays nothing
+    assert a.debt_s == pytest.approx(110.0)
+    a.wake(1100.0, "woken by a face")
+    a.update([ev.FaceSeen(1100.0, face_id=1)], 1100.0)  # awake it does; never below nothing
     assert a.debt_s == 0.0 and a.rested and not a.sleepy
     # a reload keeps the debt it has; only the first configuration starts from the initial one
     a.update([], 1200.0)

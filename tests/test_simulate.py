@@ -194,7 +194,10 @@ def test_simulate_default_personality_sleeps_when_left_alone_and_idles_with_vari
     assert episodes[1]["start_s"] > 250.0  # bored again after the poke, asleep again
     assert report["reactions"] == {"Poked": 1}
     # each sleep played its get-in animation on the robot
-    assert sum(n for clip, n in report["animations"].items() if "gotosleep" in clip) == report["sleep_count"]
+    assert sum(n for clip, n in report["animations"].items() if "gotosleep_getin" in clip) == report["sleep_count"]
+    # and breathed in its sleeping loop (4 s a breath) while it slept
+    asleep_s = sum(e["duration_s"] for e in episodes)
+    assert report["animations"].get("anim_gotosleep_sleeping_01", 0) >= asleep_s / 6.0
     # idling varies: several idle behaviours and several different clips
     idle = IDLE_BEHAVIOURS & set(report["behavior_starts"])
     assert len(idle) >= 3, report["behavior_starts"]

@@ -14,6 +14,7 @@ import math
 from collections import Counter, defaultdict
 from typing import Any
 
+from ..arousal import SEEN_KINDS
 from .day_report import MAX_EPISODES, SERIES_POINTS, SimulationReport, SleepEpisode
 from .liveliness import ANSWER_WITHIN_S, ANSWERABLE_STIMULI, PAUSE
 
@@ -239,11 +240,12 @@ class Recorder:
                 r.first_sleep_at_s = round(at - self.start, 2)
             self._entry(at, "sleep", behaviour)
         elif self._asleep_since is not None:
-            # What woke it is the last robot event seen while asleep (a reaction to it may
+            # What woke it is the last robot event felt while asleep (a reaction to it may
             # run first, with the sleep suspended); without one, the brain's reason (rested, nap
             # over), else a timer or the tree ended it.
             for kind in events:
-                self._wake_event = kind
+                if kind not in SEEN_KINDS:  # what it saw wakes it only as the brain says (``woken by a face``)
+                    self._wake_event = kind
             if not sleeping:
                 self._end_sleep(at, self._wake_event or why or "timer or tree")
 

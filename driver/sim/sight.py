@@ -90,10 +90,15 @@ class RoomSight:
             if seen is None:
                 continue
             u, v, depth = seen
-            if not (0 <= u < cam.width and 0 <= v < cam.height):
+            # seen when any part of it is in the picture (a ball right under a lowered head shows its
+            # lower half); the motion is where the visible part is, as much as is visible
+            r = mover.radius_mm * cam.fx / depth
+            left, right = max(u - r, 0.0), min(u + r, cam.width - 1.0)
+            top, bottom = max(v - r, 0.0), min(v + r, cam.height - 1.0)
+            if left >= right or top >= bottom:
                 continue
-            size = 2 * mover.radius_mm * cam.fx / depth
-            amount = min(1.0, size * size / (cam.width * cam.height))
+            u, v = (left + right) / 2, (top + bottom) / 2
+            amount = min(1.0, (right - left) * (bottom - top) / (cam.width * cam.height))
             ray = pixel_ray(u, v, head_angle_rad, cam)
             areas = [MotionArea("image", u, v, amount, ray.pan_rad, ray.tilt_rad)]
             if mover.kind == "ground" and 0 <= point[0] <= GROUND_FAR_MM and abs(point[1]) <= GROUND_HALF_WIDTH_MM:
