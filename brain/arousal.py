@@ -10,8 +10,9 @@ it builds while the robot is awake (``tire_rate`` seconds a second), is paid bac
 sleeps (``rest_rate``), and everything that happens to the robot pays some of it off at once
 (``stimuli``: a poke, a pick-up, a face, the button …). At ``sleepy_after_s`` the robot is
 sleepy (the ``sleepy`` condition); a nap ends by itself once the debt is paid (rested), or after
-``nap_max_s``. With the defaults a robot left alone is up about 15 minutes and naps about 20:
-awake some 40 % of a quiet day, while visitors keep it up.
+``nap_max_s``. On its charger it is sleepy sooner (``sleepy_on_charger_s``). With the defaults a
+robot left alone is up about 15 minutes and naps about 20: awake some 40 % of a quiet day, while
+visitors keep it up.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ class SleepParams:
     nap_max_s: float = 2700.0
     #: debt (s) at start-up
     initial_debt_s: float = 0.0
+    #: on its charger it is sleepy at this debt instead (s): it prefers to sleep there
+    sleepy_on_charger_s: float = 450.0
     #: seconds of debt one event of a kind pays off
     stimuli: Mapping[str, float] = field(default_factory=lambda: DEFAULT_STIMULI)
 
@@ -96,6 +99,8 @@ class Arousal:
     params: SleepParams = field(default_factory=SleepParams)
     #: sleep debt now (s)
     debt_s: float = 0.0
+    #: whether the robot sits on its charger (the brain says so every beat)
+    on_charger: bool = False
     _updated: float | None = None
 
     def configure(self, params: SleepParams) -> None:
@@ -123,14 +128,20 @@ class Arousal:
         self.debt_s = min(max(self.debt_s, 0.0), p.max_debt_s)
 
     @property
+    def sleepy_level_s(self) -> float:
+        """The debt at which it is sleepy now: lower on the charger, where it prefers to sleep."""
+        p = self.params
+        return min(p.sleepy_on_charger_s, p.sleepy_after_s) if self.on_charger else p.sleepy_after_s
+
+    @property
     def sleepy(self) -> bool:
         """Whether the debt has reached the sleepy level."""
-        return self.debt_s >= self.params.sleepy_after_s
+        return self.debt_s >= self.sleepy_level_s
 
     @property
     def tiring(self) -> bool:
         """Awake and at least :data:`TIRING_SHARE` of the way to sleepy: heavy eyelids, slow blinks."""
-        return self.state == "awake" and self.debt_s >= TIRING_SHARE * self.params.sleepy_after_s
+        return self.state == "awake" and self.debt_s >= TIRING_SHARE * self.sleepy_level_s
 
     @property
     def rested(self) -> bool:

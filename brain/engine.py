@@ -166,6 +166,8 @@ class Brain:
             if reaction is not None:
                 self.reactions.offer(reaction)
         self.ctx.world.update(events, now)
+        state = self.robot.state
+        self.ctx.arousal.on_charger = state is not None and state.battery.on_charger
         self.ctx.arousal.update(events, now)
         self._tired_look()
 

@@ -50,13 +50,26 @@ def test_the_debt_builds_awake_is_paid_asleep_and_by_stimuli_within_its_bounds()
     assert a.debt_s == before
 
 
+def test_on_the_charger_it_is_sleepy_sooner() -> None:
+    a = Arousal()
+    a.configure(SleepParams(sleepy_after_s=100.0, sleepy_on_charger_s=40.0))
+    a.update([], 0.0)
+    a.update([], 50.0)
+    assert not a.sleepy and a.sleepy_level_s == 100.0
+    a.on_charger = True
+    assert a.sleepy and a.sleepy_level_s == 40.0 and a.tiring
+    a.configure(SleepParams(sleepy_after_s=30.0, sleepy_on_charger_s=40.0))  # never later than off it
+    assert a.sleepy_level_s == 30.0
+
+
 def test_an_arousal_section_tunes_it_and_an_extension_changes_only_what_it_names(tmp_path: Path) -> None:
     base = tmp_path / "base.yaml"
     base.write_text(ROOT + "arousal: {sleepy_after_s: 300, rest_rate: 0.5, stimuli: {poked: 30}}\n")
     ext = tmp_path / "ext.yaml"
-    ext.write_text("extends: base.yaml\narousal: {rest_rate: 2}\n")
+    ext.write_text("extends: base.yaml\narousal: {rest_rate: 2, sleepy_on_charger_s: 120}\n")
     params = load_personality(ext, BrainContext()).arousal
     assert (params.sleepy_after_s, params.rest_rate, params.tire_rate) == (300.0, 2.0, 1.0)
+    assert params.sleepy_on_charger_s == 120.0
     assert params.stimuli["poked"] == 30.0 and params.stimuli["button"] == DEFAULT_STIMULI["button"]
     # the project's personalities: sleepy tires faster than the default
     ctx = context_for_check(load_resource_set([REPO / "resources"], index_clips=False))
@@ -74,7 +87,7 @@ def test_arousal_mistakes_are_reported_with_file_line_and_key(tmp_path: Path) ->
     with pytest.raises(PersonalityError) as info:
         load_personality(p, BrainContext())
     errors = str(info.value).splitlines()
-    assert errors[0].startswith(f"{p}:3: arousal.sleepy_after: unknown key; did you mean 'sleepy_after_s'?")
+    assert errors[0].startswith(f"{p}:3: arousal.sleepy_after: unknown key; did you mean 'sleepy_after_s'")
     assert errors[1].startswith(f"{p}:4: arousal.rest_rate: ") and "-1" in errors[1]
     assert errors[2].startswith(f"{p}:5: arousal.stimuli.poke: unknown event kind; did you mean 'poked'")
     assert errors[3].startswith(f"{p}:5: arousal.stimuli.button: ") and "lots" in errors[3]

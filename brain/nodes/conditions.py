@@ -211,7 +211,8 @@ class Sleepy(_Condition):
 
     def in_words(self, passed: bool) -> str | None:
         a = self.ctx.arousal
-        return (f"sleep debt {a.debt_s / 60:.1f} min, sleepy at {a.params.sleepy_after_s / 60:.1f}"
+        where = " on the charger" if a.on_charger and a.sleepy_level_s < a.params.sleepy_after_s else ""
+        return (f"sleep debt {a.debt_s / 60:.1f} min, sleepy at {a.sleepy_level_s / 60:.1f}{where}"
                 + ("" if passed else " (not sleepy)"))
 
 

@@ -292,7 +292,8 @@ _LIST: list[NodeType] = [
     _condition("sleeping", lambda name, ctx: Sleeping(name, ctx),
                "SUCCESS while asleep or waking up (until the wake-up has played)."),
     _condition("sleepy", lambda name, ctx: Sleepy(name, ctx),
-               "SUCCESS while the sleep debt is at the personality's sleepy level (`arousal.sleepy_after_s`)."),
+               "SUCCESS while the sleep debt is at the personality's sleepy level (`arousal.sleepy_after_s`; "
+               "`sleepy_on_charger_s` on the charger)."),
     _condition("battery_low", lambda name, ctx, volts=3.6: BatteryLow(name, ctx, volts),
           "SUCCESS while the battery is below `volts`.", volts=Param("number", default=3.6, minimum=0.0)),
     _condition("quiet_hours", lambda name, ctx: QuietHours(name, ctx),
