@@ -313,7 +313,7 @@ def test_to_display_keeps_alternate_rows():
 
 
 def test_face_renderer_caches_and_encodes():
-    renderer = FaceRenderer(cache_size=2)
+    renderer = FaceRenderer(cache_size=2, image_cache_size=2)
     a = renderer.render(EXPRESSIONS["happy"])
     assert renderer.render(EXPRESSIONS["happy"]) is a
     assert not a.flags.writeable
@@ -323,6 +323,9 @@ def test_face_renderer_caches_and_encodes():
     renderer.render(EXPRESSIONS["sad"])
     renderer.render(EXPRESSIONS["love"])
     assert renderer.render(EXPRESSIONS["happy"]) is not a  # evicted (cache of 2)
+    renderer.display_bytes(EXPRESSIONS["sad"], 1)
+    renderer.display_bytes(EXPRESSIONS["love"], 1)
+    assert renderer.display_bytes(EXPRESSIONS["angry"], 1) is not data
     other = FaceRenderer()
     assert other.render(EXPRESSIONS["happy"]) is not renderer.render(EXPRESSIONS["happy"])
 

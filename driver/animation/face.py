@@ -551,18 +551,22 @@ def to_display(image: np.ndarray, row_offset: int = 0) -> np.ndarray:
 
 
 class FaceRenderer:
-    """Renders faces (and their DisplayImage bytes) with a small cache of recent faces.
+    """Renders faces (and their DisplayImage bytes) with caches of recent faces.
 
-    A robot holds one: held expressions and repeated keyframes then cost a dictionary lookup.
-    Instances share nothing, so two robots in one process do not interfere. ``width``/``height``
-    apply to :meth:`render` (e.g. a larger preview); :meth:`display_bytes` always renders the
-    robot's 128 x 64.
+    A robot holds one: held expressions, repeated keyframes and the idle face's recurring blinks
+    and glances then cost a dictionary lookup. ``cache_size`` encoded faces are kept (a few
+    hundred bytes each, so a thousand cover an idle day's faces) and ``image_cache_size`` images
+    (8 KB each). Instances share nothing, so two robots in one process do not interfere.
+    ``width``/``height`` apply to :meth:`render` (e.g. a larger preview); :meth:`display_bytes`
+    always renders the robot's 128 x 64.
     """
 
-    def __init__(self, width: int = FACE_WIDTH, height: int = FACE_HEIGHT, cache_size: int = 64) -> None:
+    def __init__(self, width: int = FACE_WIDTH, height: int = FACE_HEIGHT, cache_size: int = 1024,
+                 image_cache_size: int = 64) -> None:
         self.width = width
         self.height = height
         self.cache_size = cache_size
+        self.image_cache_size = image_cache_size
         self._images: OrderedDict[FaceParams, np.ndarray] = OrderedDict()
         self._encoded: OrderedDict[tuple[FaceParams, int], bytes] = OrderedDict()
 
@@ -574,7 +578,7 @@ class FaceRenderer:
             return img
         img = render(face, self.width, self.height)
         img.setflags(write=False)
-        self._remember(self._images, face, img)
+        self._remember(self._images, face, img, self.image_cache_size)
         return img
 
     def display_bytes(self, face: FaceParams, row_offset: int = 0) -> bytes:
@@ -585,10 +589,10 @@ class FaceRenderer:
             self._encoded.move_to_end(key)
             return data
         data = display.encode(to_display(render(face, FACE_WIDTH, FACE_HEIGHT), row_offset))
-        self._remember(self._encoded, key, data)
+        self._remember(self._encoded, key, data, self.cache_size)
         return data
 
-    def _remember(self, cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    def _remember(self, cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
         cache[key] = value
-        while len(cache) > self.cache_size:
+        while len(cache) > size:
             cache.popitem(last=False)

@@ -81,8 +81,11 @@ class IdleFace:
                 if self._rng.random() < BACK_TO_CENTRE:
                     target = self.base
                 else:
-                    target = facemod.look(self.base, float(self._rng.uniform(-SACCADE_REACH[0], SACCADE_REACH[0])),
-                                          float(self._rng.uniform(-SACCADE_REACH[1], SACCADE_REACH[1])))
+                    # whole pixels, the screen's grain: the same few glances recur and their frames
+                    # come from the renderer's cache
+                    target = facemod.look(self.base, round(float(self._rng.uniform(-SACCADE_REACH[0],
+                                                                                    SACCADE_REACH[0]))),
+                                          round(float(self._rng.uniform(-SACCADE_REACH[1], SACCADE_REACH[1]))))
                 self._frames.extend(facemod.saccade(self.gaze, target, frames=3))
                 self.gaze = target
                 self.next_saccade = now + self.pace * float(self._rng.uniform(*SACCADE_EVERY_S))
