@@ -8,7 +8,8 @@ is the state between: sleepier than awake, not yet asleep.
 Sleepiness is a sleep debt in seconds, as Anki's Vector kept one (personality.md, "Sleep debt"):
 it builds while the robot is awake (``tire_rate`` seconds a second), is paid back while it
 sleeps (``rest_rate``), and everything that happens to the robot pays some of it off at once
-(``stimuli``: a poke, a pick-up, a face, the button …). At ``sleepy_after_s`` the robot is
+(``stimuli``: a poke, a pick-up, a face, the button …), even below nothing (``reserve_s``), so
+a lively visit keeps it up for a while after. At ``sleepy_after_s`` the robot is
 sleepy (the ``sleepy`` condition); a nap ends by itself once the debt is paid (rested), or after
 ``nap_max_s``. On its charger it is sleepy sooner (``sleepy_on_charger_s``). With the defaults a
 robot left alone is up about 15 minutes and naps about 20: awake some 40 % of a quiet day, while
@@ -69,6 +70,9 @@ class SleepParams:
     initial_debt_s: float = 0.0
     #: on its charger it is sleepy at this debt instead (s): it prefers to sleep there
     sleepy_on_charger_s: float = 450.0
+    #: what happens can pay the debt below nothing, down to minus this (s): a lively visit keeps
+    #: it up longer than one it merely woke for (sleep itself pays it only to nothing)
+    reserve_s: float = 600.0
     #: seconds of debt one event of a kind pays off
     stimuli: Mapping[str, float] = field(default_factory=lambda: DEFAULT_STIMULI)
 
@@ -114,18 +118,21 @@ class Arousal:
         """Tire or rest for the time since the last update, then let ``events`` (robot events with
         a ``kind``) pay off what they are worth (asleep, only what it feels: see :data:`SEEN_KINDS`)."""
         p = self.params
+        asleep = self.state == "asleep"
         if self._updated is not None and now > self._updated:
             dt = now - self._updated
-            self.debt_s += -p.rest_rate * dt if self.state == "asleep" else p.tire_rate * dt
+            if asleep:
+                self.debt_s = max(self.debt_s - p.rest_rate * dt, min(self.debt_s, 0.0))
+            else:
+                self.debt_s += p.tire_rate * dt
         self._updated = now
-        asleep = self.state == "asleep"
         for event in events:
             if getattr(event, "value", True) is False or getattr(event, "pressed", True) is False:
                 continue  # the end of something (put down, the button let go) is not a new stimulus
             kind = getattr(event, "kind", "")
             if not (asleep and kind in SEEN_KINDS):
                 self.debt_s -= p.stimuli.get(kind, 0.0)
-        self.debt_s = min(max(self.debt_s, 0.0), p.max_debt_s)
+        self.debt_s = min(max(self.debt_s, -p.reserve_s), p.max_debt_s)
 
     @property
     def sleepy_level_s(self) -> float:

@@ -41,8 +41,13 @@ def test_the_debt_builds_awake_is_paid_asleep_and_by_stimuli_within_its_bounds()
     a.update([ev.FaceSeen(1100.0, face_id=1)], 1100.0)  # asleep, what it sees pays nothing
     assert a.debt_s == pytest.approx(110.0)
     a.wake(1100.0, "woken by a face")
-    a.update([ev.FaceSeen(1100.0, face_id=1)], 1100.0)  # awake it does; never below nothing
-    assert a.debt_s == 0.0 and a.rested and not a.sleepy
+    a.update([ev.FaceSeen(1100.0, face_id=1)], 1100.0)  # awake it does, below nothing down to the reserve
+    assert a.debt_s == -390.0 and a.rested and not a.sleepy
+    a.update([ev.FaceSeen(1100.0, face_id=2)], 1100.0)
+    assert a.debt_s == -a.params.reserve_s == -600.0
+    a.fall_asleep(1100.0, "again")
+    a.update([], 1200.0)  # sleep pays nothing below nothing, and takes nothing of the reserve
+    assert a.debt_s == -600.0
     # a reload keeps the debt it has; only the first configuration starts from the initial one
     a.update([], 1200.0)
     before = a.debt_s

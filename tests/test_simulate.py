@@ -207,9 +207,9 @@ def test_simulate_default_personality_sleeps_when_left_alone_and_idles_with_vari
     assert sum(report["behavior_s"].values()) == pytest.approx(report["simulated_s"], abs=0.5)
     assert report["branch_s"]["needs"] > report["branch_s"]["idle"] > 20.0
     assert report["sleep_total_s"] == pytest.approx(report["behavior_s"]["Sleep"], abs=5.0)
-    # mood: it started excited and the excitement decayed
+    # mood: it started excited (play may have excited it more) and the excitement decayed
     excited = report["mood"]["Excited"]
-    assert excited["max"] == pytest.approx(0.5, abs=0.01) and excited["min"] < 0.1 and excited["final"] < 0.1
+    assert excited["max"] >= 0.49 and excited["min"] < 0.1 and excited["final"] < 0.1
     series = report["mood_series"]
     assert 20 <= len(series) <= sim_mod.SERIES_POINTS + 1
     assert series[0]["emotions"]["Excited"] > series[-1]["emotions"]["Excited"]

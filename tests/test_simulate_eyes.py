@@ -35,7 +35,7 @@ SOCIAL = ("AcknowledgeFace", "InteractWithFaces")
 def _day(tmp_path: Path, eyes: str) -> dict[str, Any]:
     personality = tmp_path / "eyes.yaml"
     personality.write_text(f"extends: {REPO / 'trees' / 'default.yaml'}\nname: eyes\n"
-                           "parameters: {alone_after_s: 20, search_cooldown_s: 10}\n")
+                           "parameters: {alone_after_s: 20, search_cooldown_s: 2}\n")
     report = run_virtual(simulate(personality, [REPO / "resources"], hours=0.13, seed=3, progress=False,
                                   script=parse_script(SCRIPT), eyes=eyes))
     return dict(report.as_dict())

@@ -7,7 +7,7 @@ along one time axis (hours of the simulated local clock):
 - a band, green while awake and dark while asleep (quiet hours shaded beneath it);
 - one band per behaviour (the most frequent ones; the rest share a row), a mark wherever it ran;
 - each emotion's curve between -1 and 1;
-- the scripted stimuli as ticks (red: not answered within 1 s).
+- the scripted stimuli as ticks (red: not answered: a touch within 1 s, a face arriving awake within 2 s of being seen).
 
 Stretches closer than a pixel are merged, so a day of thousands of behaviour changes stays a small
 file. The SVG is plain text written by hand here (no plotting library).
@@ -188,7 +188,8 @@ def _mood(c: _Canvas, curve: Mapping[str, Any]) -> None:
 
 
 def _stimuli(c: _Canvas, timeline: Sequence[Mapping[str, Any]], live: Mapping[str, Any]) -> None:
-    missed = {(round(float(m["t"]), 3), m["name"]) for m in live.get("unanswered", [])}
+    missed = {(round(float(m["t"]), 3), m["name"])
+              for m in [*live.get("unanswered", []), *live.get("faces_unanswered", [])]}
     c.label(c.y + ROW, "stimuli")
     for e in timeline:
         if e["kind"] != "stimulus":

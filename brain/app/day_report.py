@@ -196,6 +196,8 @@ def liveliness_rows(live: dict[str, Any]) -> list[tuple[str, str]]:
         ("clips repeating the previous clip", f"{_frac(live.get('clip_repeat_share'), 2)} "
                                               f"({live.get('clip_repeats', 0)} of {live.get('clips_awake', 0)})"),
         ("stimuli answered within 1 s", f"{live.get('stimuli_answered_1s', 0)} / {live.get('stimuli', 0)}"),
+        ("faces arriving awake, greeted or looked at", f"{live.get('faces_answered', 0)} / "
+                                                      f"{live.get('faces_awake', 0)}"),
         ("wake-ups with the wake-up animation", f"{live.get('wake_ups_animated', 0)} / {live.get('wake_ups', 0)}"),
         ("naps (longest; woke by itself)", f"{live.get('naps', 0)} ({hms(live.get('longest_nap_s'))}; "
                                            f"{live.get('woke_by_itself', 0)})"),
@@ -213,6 +215,7 @@ def liveliness_line(live: dict[str, Any]) -> str:
             f"behaviours/awake h, largest {_frac(live.get('largest_behaviour_share'))} "
             f"({live.get('largest_behaviour') or '-'}), clip repeats {_frac(live.get('clip_repeat_share'), 2)}, "
             f"answered {live.get('stimuli_answered_1s', 0)}/{live.get('stimuli', 0)}, "
+            f"faces {live.get('faces_answered', 0)}/{live.get('faces_awake', 0)}, "
             f"animated wake-ups {live.get('wake_ups_animated', 0)}/{live.get('wake_ups', 0)}, "
             f"longest nap {hms(live.get('longest_nap_s'))}"
             + (f", narrowest emotion {low[0]} {low[1]['range']:.2f}" if low else ""))

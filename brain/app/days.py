@@ -218,7 +218,8 @@ def worst_lines(summary: dict[str, Any]) -> list[str]:
     return [f"{n} day(s) in {summary['wall_s']:.0f} s wall; the worst of them: awake {w('awake_share')}, "
             f"behaviours per awake hour {w('distinct_behaviours_per_awake_hour', '{:.1f}')}, largest behaviour "
             f"{w('largest_behaviour_share')}, clip repeats {w('clip_repeat_share', '{:.2%}')}, answered within 1 s "
-            f"{w('stimuli_answered_share')}, animated wake-ups {w('wake_ups_animated_share')}, longest nap "
+            f"{w('stimuli_answered_share')}, faces answered {w('faces_answered_share')}, "
+            f"animated wake-ups {w('wake_ups_animated_share')}, longest nap "
             + ("-" if not nap else f"{hms(nap['worst'])} (seed {nap['seed']})"),
             f"narrowest emotion ranges: {emotions or '-'}"]
 
@@ -258,7 +259,7 @@ def days_markdown(summary: dict[str, Any]) -> str:
              f"events, schedule: {summary.get('schedule') or 'none'}",
              f"- {summary['workers']} process(es), {summary['wall_s']:.0f} s wall", ""]
     header = ("seed", "awake", "behaviours / awake h", "largest behaviour", "clip repeats", "answered within 1 s",
-              "animated wake-ups", "longest nap", "narrowest emotion range", "picture")
+              "faces answered", "animated wake-ups", "longest nap", "narrowest emotion range", "picture")
     rows = []
     for day in summary["days"]:
         if "error" in day:
@@ -269,6 +270,7 @@ def days_markdown(summary: dict[str, Any]) -> str:
         rows.append((day["seed"], _pc(live["awake_share"]), f"{live['distinct_behaviours_per_awake_hour']:g}",
                      f"{_pc(live['largest_behaviour_share'])} ({live['largest_behaviour'] or '-'})",
                      _pc(live["clip_repeat_share"], 2), f"{live['stimuli_answered_1s']} / {live['stimuli']}",
+                     f"{live.get('faces_answered', 0)} / {live.get('faces_awake', 0)}",
                      f"{live['wake_ups_animated']} / {live['wake_ups']}", hms(live["longest_nap_s"]),
                      f"{low[0]} {low[1]['range']:.2f}" if low else "-",
                      f"[svg]({day['picture']})" if day.get("picture") else "-"))

@@ -19,10 +19,15 @@ Definitions (all times in simulated seconds):
 - *clip repeats*: of the clips started while awake, the share that is the same clip as the awake
   clip before it;
 - *stimuli answered within 1 s*: a scripted stimulus (``stimulus`` entry of a kind the robot can
-  sense: a touch, a pick-up, a face arriving, motion …; not a face moving, ``face_moves``, nor one
-  leaving) counts as answered when the brain heard it
+  feel or sense at once: a touch, a pick-up, a cube tap, the button, motion …; faces are judged
+  apart) counts as answered when the brain heard it
   (``heard``: the beat its robot event arrived) and, within 0.25 s of that and 1 s of the stimulus,
   a reaction started, the robot woke or its behaviour changed to something other than a pause;
+- *faces answered*: of the faces arriving while the robot is awake (``face`` entries; not a face
+  moving, ``face_moves``, nor one leaving), those it saw within 30 s (at once when the face is in
+  the camera's view, later when it had to look for it) and answered within 2 s of seeing them as
+  above (a greeting, a look, any new behaviour). A face arriving while it sleeps is the sleeper's
+  business (it looks up now and then), not counted here;
 - *wake-ups with the wake-up animation*: a ``wake`` entry with a clip of the wake-up triggers
   started during that sleep or within 5 s after it;
 - *naps*: the sleeps, the longest, and those the robot woke from by itself (no stimulus it can
@@ -40,6 +45,8 @@ __all__ = [
     "ANSWERABLE_STIMULI",
     "ANSWER_AFTER_HEARD_S",
     "ANSWER_WITHIN_S",
+    "FACE_FOUND_S",
+    "FACE_STEPS",
     "PAUSE",
     "WAKE_UP_TRIGGERS",
     "sleep_spans",
@@ -53,6 +60,10 @@ PAUSE = "pause"
 ANSWER_WITHIN_S = 1.0
 #: … by something that started this soon after the brain heard it (so chance does not answer it).
 ANSWER_AFTER_HEARD_S = 0.25
+#: Scripted steps judged as faces: seen within FACE_FOUND_S (s), answered within FACE_ANSWER_S of being seen.
+FACE_STEPS = ("face",)
+FACE_FOUND_S = 30.0
+FACE_ANSWER_S = 2.0
 #: A wake-up clip this long after the wake-up still counts as its animation.
 WAKE_ANIMATION_AFTER_S = 5.0
 #: A sleep that ends this long after a stimulus the robot can sense was ended by it, not by the robot
@@ -157,14 +168,18 @@ def _per_awake_hour(spans: Sequence[tuple[float, float, str]]) -> float:
     return sum(length * len(names) for length, names in hours) / total
 
 
+def _answers(timeline: Sequence[Mapping[str, Any]]) -> list[float]:
+    return [float(e["t"]) for e in timeline
+            if e["kind"] in ("reaction", "wake") or (e["kind"] == "behaviour" and e["name"] != PAUSE)]
+
+
 def _stimuli(timeline: Sequence[Mapping[str, Any]]) -> tuple[int, int, list[dict[str, Any]]]:
-    """(answered, answerable, the unanswered ones)."""
-    answers = [float(e["t"]) for e in timeline
-               if e["kind"] in ("reaction", "wake") or (e["kind"] == "behaviour" and e["name"] != PAUSE)]
+    """(answered, answerable, the unanswered ones) of the stimuli but faces."""
+    answers = _answers(timeline)
     answered, total, missed = 0, 0, []
     for e in _entries(timeline, "stimulus"):
         step = str(e["name"]).split(" ", 1)[0]
-        if step not in ANSWERABLE_STIMULI:
+        if step not in ANSWERABLE_STIMULI or step in FACE_STEPS:
             continue
         total += 1
         t = float(e["t"])
@@ -173,6 +188,26 @@ def _stimuli(timeline: Sequence[Mapping[str, Any]]) -> tuple[int, int, list[dict
         if heard is not None:
             last = min(t + ANSWER_WITHIN_S, float(heard) + ANSWER_AFTER_HEARD_S)
             ok = any(float(heard) <= a <= last for a in answers)
+        if ok:
+            answered += 1
+        else:
+            missed.append({"t": t, "name": e["name"], "heard": heard})
+    return answered, total, missed
+
+
+def _faces(timeline: Sequence[Mapping[str, Any]],
+           sleeps: Sequence[tuple[float, float]]) -> tuple[int, int, list[dict[str, Any]]]:
+    """(answered, arrived while awake, the unanswered ones) of the faces."""
+    answers = _answers(timeline)
+    answered, total, missed = 0, 0, []
+    for e in _entries(timeline, "stimulus"):
+        t = float(e["t"])
+        if str(e["name"]).split(" ", 1)[0] not in FACE_STEPS or _asleep_at(sleeps, t):
+            continue
+        total += 1
+        heard = e.get("heard")
+        ok = heard is not None and float(heard) - t <= FACE_FOUND_S and any(
+            float(heard) <= a <= float(heard) + FACE_ANSWER_S for a in answers)
         if ok:
             answered += 1
         else:
@@ -220,6 +255,7 @@ def liveliness(timeline: Sequence[Mapping[str, Any]], *, duration_s: float, wake
     awake_clips = [str(e["name"]) for e in _entries(timeline, "clip") if not _asleep_at(sleeps, float(e["t"]))]
     repeats = sum(1 for prev, cur in zip(awake_clips, awake_clips[1:], strict=False) if prev == cur)
     answered, stimuli, missed = _stimuli(timeline)
+    faces_answered, faces, faces_missed = _faces(timeline, sleeps)
     animated, wake_ups = _wake_ups(timeline, sleeps, set(wake_clips), end)
     stimulus_times = [float(e["t"]) for e in _entries(timeline, "stimulus")
                       if str(e["name"]).split(" ", 1)[0] in ANSWERABLE_STIMULI]
@@ -239,6 +275,10 @@ def liveliness(timeline: Sequence[Mapping[str, Any]], *, duration_s: float, wake
         "stimuli_answered_1s": answered,
         "stimuli_answered_share": _share(answered, stimuli),
         "unanswered": missed[:50],
+        "faces_awake": faces,
+        "faces_answered": faces_answered,
+        "faces_answered_share": _share(faces_answered, faces),
+        "faces_unanswered": faces_missed[:50],
         "wake_ups": wake_ups,
         "wake_ups_animated": animated,
         "wake_ups_animated_share": _share(animated, wake_ups),
@@ -257,6 +297,7 @@ HIGHER_IS_BETTER: dict[str, bool] = {
     "largest_behaviour_share": False,
     "clip_repeat_share": False,
     "stimuli_answered_share": True,
+    "faces_answered_share": True,
     "wake_ups_animated_share": True,
     "longest_nap_s": False,
 }

@@ -16,12 +16,14 @@ from typing import Any
 
 from ..arousal import SEEN_KINDS
 from .day_report import MAX_EPISODES, SERIES_POINTS, SimulationReport, SleepEpisode
-from .liveliness import ANSWER_WITHIN_S, ANSWERABLE_STIMULI, PAUSE
+from .liveliness import ANSWER_WITHIN_S, ANSWERABLE_STIMULI, FACE_FOUND_S, FACE_STEPS, PAUSE
 
 __all__ = ["CURVE_POINTS", "Recorder"]
 
 #: Points of the mood curve drawn in the picture of the day (at most; never closer than 1 s).
 CURVE_POINTS = 480
+#: Messages reaching the robot this soon (s) after the quiet hours began were prepared before: not counted as quiet.
+QUIET_GRACE_S = 0.05
 #: Messages that reached the robot and make a sound or move its wheels (counted in and out of quiet hours).
 NOISY_MESSAGES = ("OutputAudio",)
 WHEEL_MESSAGES = ("DriveWheels", "DriveWheelsCurvature", "TurnInPlace", "TurnInPlaceAtSpeed", "AnimBody",
@@ -146,7 +148,9 @@ class Recorder:
     def message(self, msg: Any, at: float) -> None:
         """A message reached the robot: counted when it makes a sound or turns the wheels, in quiet hours or not."""
         name = type(msg).__name__
-        when = "quiet" if self.quiet else "outside"
+        # a frame prepared before the quiet hours began may still reach the robot on their first instant
+        boundary = self._quiet_since is not None and self._t(at) - self._quiet_since < QUIET_GRACE_S
+        when = "quiet" if self.quiet and not boundary else "outside"
         if name in NOISY_MESSAGES:
             self.quiet_counts[f"{when} sound_frames"] += 1
         elif name in WHEEL_MESSAGES and _moves_wheels(msg):
@@ -183,10 +187,11 @@ class Recorder:
         t = self._t(at)
         still: list[dict[str, Any]] = []
         for entry in self._listening:
-            kinds = ANSWERABLE_STIMULI[entry["name"].split(" ", 1)[0]]
+            step = entry["name"].split(" ", 1)[0]
+            kinds = ANSWERABLE_STIMULI[step]
             if any(kind in kinds for kind in events):
                 entry["heard"] = t
-            elif t - entry["t"] <= ANSWER_WITHIN_S:
+            elif t - entry["t"] <= (FACE_FOUND_S if step in FACE_STEPS else ANSWER_WITHIN_S):
                 still.append(entry)
         self._listening = still
 

@@ -7,6 +7,7 @@
       nap_max_s: 1800          # a nap ends by itself after this long at most
       initial_debt_s: 0        # debt at start-up
       sleepy_on_charger_s: 150 # on the charger it is sleepy sooner: it prefers to sleep there
+      reserve_s: 600           # what happens can pay the debt this far below nothing
       stimuli: {poked: 300}    # seconds of debt one event of a kind pays off (merged with the defaults)
 
 Every key is optional; the defaults are :class:`brain.arousal.SleepParams`'s. This module reads the
@@ -32,7 +33,7 @@ __all__ = ["AROUSAL_KEYS", "build_arousal"]
 
 #: The numeric keys of ``arousal:`` and the least each may be.
 _NUMBERS = {"sleepy_after_s": 1.0, "tire_rate": 0.0, "rest_rate": 0.0, "nap_max_s": 1.0, "initial_debt_s": 0.0,
-            "sleepy_on_charger_s": 1.0}
+            "sleepy_on_charger_s": 1.0, "reserve_s": 0.0}
 #: The keys of ``arousal:``.
 AROUSAL_KEYS = (*_NUMBERS, "stimuli")
 
