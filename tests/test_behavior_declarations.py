@@ -122,7 +122,7 @@ def test_unknown_keys_are_reported_never_refused(tmp_path: Path, resources: Path
     assert f"{mine}:5: root.children[0].params.duraton_s: {warning}" in done.stdout
     section = done.stdout.split("Behaviour parameters", 1)[1]
     block = section.split("  LookAround (1 behaviour)\n", 1)[1].split("\n  N", 1)[0]
-    assert "reads:    duration_s (1), finalEmotionEvent (1)" in block
+    assert "reads:    duration_s (1), endHeadAngle_deg, finalEmotionEvent (1)" in block
     assert "ignores:  displayNameKey (1)" in block, block
 
 

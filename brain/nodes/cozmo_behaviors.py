@@ -150,8 +150,13 @@ def drive_off_charger(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
 
 
 def look_around(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
-    """LookAround: random head and body glances for ``duration_s`` (default 10 s)."""
-    return _seq(spec, [LookAround("glances", ctx, spec.value("duration_s")), *_emotion(ctx, spec)])
+    """LookAround: random head and body glances for ``duration_s`` (default 10 s), then the head up.
+
+    The glances may end with the head down at the floor; a face at a table's distance is only in
+    the picture with the head tilted up, so the head rests at ``endHeadAngle_deg`` afterwards.
+    """
+    return _seq(spec, [LookAround("glances", ctx, spec.value("duration_s")),
+                       SetHeadAngle("head up", ctx, spec.value("endHeadAngle_deg")), *_emotion(ctx, spec)])
 
 
 def react_to_poke(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
@@ -204,6 +209,8 @@ _CLASSES: tuple[BehaviorClass, ...] = (
     BehaviorClass("LookAround", look_around, "random head and body glances for `duration_s`",
                   {"duration_s": Param("number", default=10.0, minimum=0.0, doc="how long it looks around (s)",
                                        aliases=("seconds", "duration")),
+                   "endHeadAngle_deg": Param("number", default=12.0, minimum=-25.0, maximum=44.5,
+                                             doc="where the head rests afterwards (°): up, where faces are"),
                    **_FINAL}),
     BehaviorClass("ReactToPoke", react_to_poke, "plays `ReactToPokeReaction` or `ReactToPokeStartled`",
                   {"animTriggers": triggers_param(("ReactToPokeReaction", "ReactToPokeStartled"),
