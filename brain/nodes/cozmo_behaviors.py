@@ -41,6 +41,7 @@ from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorParamError, Be
 from .face_behaviors import FACE_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param
+from .play_behaviors import PLAY_CLASSES
 from .sleeper import SLEEPER_CLASSES, WAKE_EVENT_KINDS, Awake, SleepUntilWoken
 
 __all__ = [
@@ -224,4 +225,4 @@ _CLASSES: tuple[BehaviorClass, ...] = (
 
 #: Every behaviour class the node library implements, in the order the format reference lists them.
 BEHAVIOR_CLASS_LIST: tuple[BehaviorClass, ...] = (*_CLASSES[:10], *SLEEPER_CLASSES, _CLASSES[10],
-                                                  *ORIENTATION_CLASSES, *FACE_CLASSES)
+                                                  *ORIENTATION_CLASSES, *FACE_CLASSES, *PLAY_CLASSES)
