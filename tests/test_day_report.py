@@ -336,3 +336,10 @@ def test_the_visited_day_is_the_tools_output_with_faces_in_view() -> None:
     assert all(20 * 60 <= b - a <= 40 * 60 + 400 for a, b in zip(visits, visits[1:], strict=False))
     assert all(abs(s.args["bearing_deg"]) <= 20 for s in steps if s.event == "face")
     assert {"poke", "pick_up", "cube_tap", "button", "face", "face_leaves"} <= {s.event for s in steps}
+
+
+def test_a_bad_table_is_a_usage_error_saying_what_was_expected(caplog: pytest.LogCaptureFixture) -> None:
+    assert simulate_command(_args(table="90cm")) == 2
+    assert "--table: expected WIDTHxDEPTH in millimetres such as 900x600, got '90cm'" in caplog.text
+    assert simulate_command(_args(table="40x40")) == 2
+    assert "--table: a table of 40 x 40 mm is too small for the robot" in caplog.text

@@ -192,7 +192,8 @@ def test_simulate_default_personality_sleeps_when_left_alone_and_idles_with_vari
     assert report["sleep_count"] == len(episodes) >= 2
     assert episodes[0]["ended_by"] == "poked" and 240.0 <= episodes[0]["start_s"] + episodes[0]["duration_s"] < 250.0
     assert episodes[1]["start_s"] > 250.0  # bored again after the poke, asleep again
-    assert report["reactions"] == {"Poked": 1}
+    # the poke, and nothing else but the desk's edges it may meet exploring
+    assert report["reactions"].get("Poked") == 1 and set(report["reactions"]) <= {"Poked", "CliffDetected"}
     # each sleep played its get-in animation on the robot
     assert sum(n for clip, n in report["animations"].items() if "gotosleep_getin" in clip) == report["sleep_count"]
     # and breathed in its sleeping loop (4 s a breath) while it slept

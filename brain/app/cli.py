@@ -157,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="render, encode and detect every camera picture (slow); by default the simulator "
                            "hands the vision what its camera would see from the room's geometry")
     eyes.add_argument("--no-vision", action="store_true", help="leave the robot blind (no faces, no motion)")
+    p.add_argument("--table", metavar="WxD",
+                   help="the table the robot stands on, in mm; its edges are cliffs (default 900x600; none: an "
+                        "endless floor)")
 
     p = sub.add_parser("service", help="run as a systemd service")
     ssub = p.add_subparsers(dest="service_command", metavar="ACTION")

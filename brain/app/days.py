@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from driver.sim.body import DESK, Table
+
 from .day_report import hms, liveliness_line, md_table
 from .liveliness import worst_of
 from .progress import Progress
@@ -70,6 +72,7 @@ class DayJob:
     verbose: bool
     progress: Any = None  # the queue back to the command: ("progress", seed, share done), ("done", seed, report)
     eyes: str = "sight"
+    table: Table | None = DESK
 
 
 def run_day(job: DayJob) -> dict[str, Any]:
@@ -95,7 +98,7 @@ def run_day(job: DayJob) -> dict[str, Any]:
         with QuietAndStamped(asyncio.get_running_loop(), job.verbose):
             return await simulate(job.personality, job.roots, hours=job.hours, script=job.script, seed=job.seed,
                                   heartbeat_hz=job.heartbeat_hz, start_clock=job.start_clock, progress=progress,
-                                  eyes=job.eyes)
+                                  eyes=job.eyes, table=job.table)
 
     try:
         report = run_virtual(main())
@@ -116,7 +119,7 @@ def _day_process(job: DayJob) -> None:
 
 def simulate_days(personality: Path, roots: list[Path], *, hours: float, script: list[Any], seeds: list[int],
                   jobs: int | None, heartbeat_hz: float, start_clock: str, report_path: Path | None,
-                  verbose: bool, eyes: str = "sight") -> int:
+                  verbose: bool, eyes: str = "sight", table: Table | None = DESK) -> int:
     """Run one day per seed in ``jobs`` processes; log each day and the worst; write the report. Exit code.
 
     Each day is a process of its own (started fresh, ``spawn``), at most ``jobs`` at a time; they
@@ -143,7 +146,7 @@ def simulate_days(personality: Path, roots: list[Path], *, hours: float, script:
                 while todo and len(running) < workers:
                     seed = todo.pop(0)
                     job = DayJob(personality, roots, hours, script, seed, heartbeat_hz, start_clock, verbose, inbox,
-                                 eyes)
+                                 eyes, table)
                     running[seed] = context.Process(target=_day_process, args=(job,), name=f"day-{seed}", daemon=True)
                     running[seed].start()
                 try:

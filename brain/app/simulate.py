@@ -40,6 +40,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from driver.sim.body import DESK, Table
+
 from ..rhythm import format_clock, parse_clock, simulated_day_clock
 from .day_report import MAX_EPISODES, SERIES_POINTS, SimulationReport, SleepEpisode, hms
 from .liveliness import WAKE_UP_TRIGGERS, liveliness
@@ -99,6 +101,7 @@ async def simulate(
     on_start: Callable[[Any], None] | None = None,
     start_clock: str = DEFAULT_START,
     eyes: str = "sight",
+    table: Table | None = DESK,
 ) -> SimulationReport:
     """Run ``personality`` for ``hours`` of loop time against the simulator; returns the report.
 
@@ -110,7 +113,8 @@ async def simulate(
     loaded and just before its heartbeat starts (benchmarks and tools hook in there). ``eyes``:
     ``sight`` (default) hands the vision what the simulator's camera would see from the room's
     geometry (:mod:`driver.sim.sight`), ``pixels`` renders, encodes and detects every picture,
-    ``off`` leaves the robot blind. Raises :class:`SimulationError` when the stack cannot start.
+    ``off`` leaves the robot blind. ``table`` is what the robot stands on (its edges are cliffs; None:
+    an endless floor). Raises :class:`SimulationError` when the stack cannot start.
     """
     from driver.memlink import MemoryNetwork
     from driver.sim.server import SimulatedCozmo
@@ -139,7 +143,7 @@ async def simulate(
                               start_clock=format_clock(start_s))
     sight: _Eyes | None = None
     net = MemoryNetwork(loop)
-    sim = SimulatedCozmo("127.0.0.1", 5551, script=list(script or []))
+    sim = SimulatedCozmo("127.0.0.1", 5551, script=list(script or []), table=table)
     progress_task: asyncio.Task[None] | None = None
     try:
         await sim.start(open_link=net.open_link)
@@ -409,10 +413,16 @@ def simulate_command(args: argparse.Namespace) -> int:
         return 1
     verbose = bool(getattr(args, "verbose", 0))
     eyes = "pixels" if getattr(args, "pixels", False) else "off" if getattr(args, "no_vision", False) else "sight"
+    table_text = getattr(args, "table", None)
+    try:
+        table = DESK if table_text is None else None if table_text.lower() == "none" else Table.parse(table_text)
+    except ValueError as exc:
+        log.error("--table: %s", exc)
+        return 2
     if seeds is not None:
         return simulate_days(personality, roots, hours=hours, script=script, seeds=seeds, jobs=jobs,
                              heartbeat_hz=cfg.heartbeat_hz, start_clock=start_clock, report_path=report_path,
-                             verbose=verbose, eyes=eyes)
+                             verbose=verbose, eyes=eyes, table=table)
     seed = getattr(args, "seed", None)
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)
@@ -423,7 +433,7 @@ def simulate_command(args: argparse.Namespace) -> int:
         with QuietAndStamped(asyncio.get_running_loop(), verbose), \
                 Progress(log, every_s=PROGRESS_WALL_S) as shown:
             return await simulate(personality, roots, hours=hours, script=script, seed=seed,
-                                  heartbeat_hz=cfg.heartbeat_hz, start_clock=start_clock, eyes=eyes,
+                                  heartbeat_hz=cfg.heartbeat_hz, start_clock=start_clock, eyes=eyes, table=table,
                                   progress=lambda text, milestone, done: shown.show(text, milestone=milestone))
 
     try:

@@ -1,4 +1,4 @@
-"""Cozmo's behaviour classes for playing alone and asking to play: RequestToPlay.
+"""Cozmo's behaviour classes for things to do alone and asking to play: Explore, RequestToPlay.
 
 * RequestToPlay asks whoever is near to play (Anki's RequestGameSimple asked for a game the same
   way: a request animation, a wait for the answer, then play or a disappointed "deny"). It plays
@@ -8,11 +8,17 @@
   and plays ``denyAnimTrigger``. Either way it succeeds: being ignored is something that happened
   to it, not a failure of the tree, and the mood is where it shows (Social, Confident and Happy
   down, so a robot left alone grows lonely).
+* Explore drives about the table in short legs (a random turn, a short drive ahead, a pause),
+  and stops at once when its cliff sensor sees the edge; the personality's cliff reaction then
+  backs away. Done, it fires ``finalEmotionEvent`` (``Explored``: braver); the cliff reaction's
+  own event makes it less so.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from typing import Any
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
@@ -21,12 +27,13 @@ from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 from driver.events import EVENT_KINDS
+from driver.samples import RobotStatus
 
-from .actions import ContextBehaviour, FireEmotionEvent, PlayAnimationTrigger
+from .actions import ContextBehaviour, FireEmotionEvent, PlayAnimationTrigger, _cancel, _stop_wheels, wheel_mark
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, triggers_param
 from .params import Param
 
-__all__ = ["ANSWER_KINDS", "PLAY_CLASSES", "WaitForAnswer"]
+__all__ = ["ANSWER_KINDS", "PLAY_CLASSES", "Explore", "WaitForAnswer"]
 
 #: What answers a request to play by default: being touched, a tapped cube, the button.
 ANSWER_KINDS: tuple[str, ...] = ("poked", "cube_tapped", "button")
@@ -71,6 +78,86 @@ class WaitForAnswer(ContextBehaviour):
         return self.fail(f"nobody answered in {self.seconds:g} s")
 
 
+class Explore(ContextBehaviour):
+    """Short drives about the table: a random turn, a short drive ahead, a pause; for ``seconds``.
+
+    Each leg turns by a random angle in ``turn_range_deg`` (either way), drives ahead a random
+    distance in ``drive_range_mm`` at ``speed_mmps`` and pauses in ``pause_range_s``. The cliff
+    sensor ends it at once: the wheels stop and it fails with "cliff ahead" (the firmware stops
+    the wheels first, and the personality's cliff reaction backs away). It succeeds when the time
+    is up with at least one leg driven; the wheels stop whenever it ends.
+    """
+
+    def __init__(self, name: str, ctx: BrainContext, seconds: float = 20.0,
+                 turn_range_deg: tuple[float, float] = (30.0, 150.0),
+                 drive_range_mm: tuple[float, float] = (40.0, 120.0), speed_mmps: float = 50.0,
+                 pause_range_s: tuple[float, float] = (0.5, 2.0)) -> None:
+        super().__init__(name, ctx)
+        self.seconds = float(seconds)
+        self.turn_range_deg, self.drive_range_mm = turn_range_deg, drive_range_mm
+        self.speed_mmps, self.pause_range_s = float(speed_mmps), pause_range_s
+        self.ends_at = 0.0
+        self.legs = 0
+        self._turn: Any = None
+        self._drive_until: float | None = None
+        self._pause_until = 0.0
+        self._mark: int | None = None
+
+    def initialise(self) -> None:
+        self.ends_at = self.ctx.now() + self.seconds
+        self.legs = 0
+        self._turn, self._drive_until, self._pause_until = None, None, 0.0
+
+    def _cliff(self) -> bool:
+        state = self.ctx.robot_state
+        return state is not None and state.has(RobotStatus.CLIFF_DETECTED)
+
+    def update(self) -> Status:
+        robot = self.ctx.robot
+        if robot is None:
+            return self.fail("no robot")
+        now = self.ctx.now()
+        if self._cliff():
+            _stop_wheels(self.ctx)
+            self._drive_until = None
+            return self.fail("cliff ahead")
+        try:
+            if self._turn is not None:  # turning: then drive ahead
+                if not self._turn.done():
+                    return Status.RUNNING
+                self._turn = None
+                mm = self.ctx.rng.uniform(*self.drive_range_mm)
+                robot.drive_wheels(self.speed_mmps, self.speed_mmps)
+                self._mark = wheel_mark(self.ctx)
+                self._drive_until = now + mm / self.speed_mmps
+                return Status.RUNNING
+            if self._drive_until is not None:  # driving: then stop and pause
+                if now < self._drive_until:
+                    return Status.RUNNING
+                robot.drive_wheels(0.0, 0.0)
+                self._drive_until = None
+                self.legs += 1
+                self._pause_until = now + self.ctx.rng.uniform(*self.pause_range_s)
+            if now >= self.ends_at:
+                return Status.SUCCESS if self.legs else self.fail("no time for a leg")
+            if now >= self._pause_until:
+                sign = 1 if self.ctx.rng.random() < 0.5 else -1
+                degrees = self.ctx.rng.uniform(*self.turn_range_deg) * sign
+                self._turn = robot.turn_in_place(math.radians(degrees), speed=math.radians(120))
+                self._mark = wheel_mark(self.ctx)
+        except Exception as exc:
+            return self.fail(f"{type(exc).__name__}: {exc}")
+        self.feedback_message = f"leg {self.legs + 1}, {max(0.0, self.ends_at - now):.0f} s left"
+        return Status.RUNNING
+
+    def terminate(self, new_status: Status) -> None:
+        if self._turn is not None and not self._turn.done():
+            _cancel(self._turn)
+        if self.status is Status.RUNNING or self._drive_until is not None:
+            _stop_wheels(self.ctx, self._mark)
+        self._turn, self._drive_until = None, None
+
+
 def _emotion(ctx: BrainContext, spec: BehaviorSpec, key: str) -> list[Behaviour]:
     name = spec.value(key)
     return [FireEmotionEvent(f"emotion {name}", ctx, name)] if name else []
@@ -97,7 +184,25 @@ def request_to_play(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
                         children=[chooser, *_emotion(ctx, spec, "finalEmotionEvent")])
 
 
+def explore(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
+    """Explore: short drives about the table for ``duration_s``, then its emotion event."""
+    node = Explore("drives", ctx, spec.value("duration_s"), spec.value("turn_deg"), spec.value("drive_mm"),
+                   spec.value("speed_mmps"), spec.value("pause_s"))
+    return SequenceNode(spec.behavior_id, memory=True, children=[node, *_emotion(ctx, spec, "finalEmotionEvent")])
+
+
 PLAY_CLASSES: tuple[BehaviorClass, ...] = (
+    BehaviorClass("Explore", explore,
+                  "short drives about the table: a turn, a drive ahead, a pause; stops at the table's edge",
+                  {"duration_s": Param("number", default=20.0, minimum=1.0, doc="how long it explores (s)",
+                                       aliases=("seconds", "duration")),
+                   "turn_deg": Param("range", default=(30.0, 150.0), doc="turn before each leg, either way (°)"),
+                   "drive_mm": Param("range", default=(40.0, 120.0), doc="length of each leg (mm)"),
+                   "speed_mmps": Param("number", default=50.0, minimum=10.0, maximum=200.0,
+                                       doc="driving speed (mm/s)"),
+                   "pause_s": Param("range", default=(0.5, 2.0), doc="pause after each leg (s)"),
+                   "finalEmotionEvent": Param("str", default="Explored", doc="fired when it is done",
+                                              aliases=("emotionEvent", "emotionEventOnSuccess"))}),
     BehaviorClass("RequestToPlay", request_to_play,
                   "asks to play (`RequestToPlay`), waits for a poke, cube tap or the button, then plays "
                   "`Happy` or, ignored, `Sad`",

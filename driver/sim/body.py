@@ -10,6 +10,11 @@ speed-limited approach, which is what behaviours can observe through RobotState.
 The IMU sits in the head, as on a real Cozmo: :meth:`Body.accel` and :meth:`Body.gyro` report in
 the head's frame, so gravity moves between x and z as the head tilts, a moving head shows on gyro
 y and the body's turning on gyro z (and x, with the head tilted).
+
+The robot may stand on a :class:`Table` (centred where it starts): its one cliff sensor, at the
+front underside, sees the edge when it looks past it, and the firmware's stop-on-cliff stops the
+wheels driving forward there. Going over the edge is not modelled: the robot's middle stops at it,
+as if the table had a rim.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ LIFT_MAX_MM = 92.0
 WHEEL_MAX_MMPS = 200.0
 TRACK_MM = 45.0
 HEAD_TOLERANCE_RAD = math.radians(1.0)
+#: How far ahead of the robot's origin its cliff sensor (front underside) looks at the floor (mm).
+CLIFF_SENSOR_AHEAD_MM = 30.0
 LIFT_TOLERANCE_MM = 1.0
 #: Pitch of the body (degrees, nose up) when it lies on its back (propped up by the lift) or on its face.
 ON_BACK_PITCH_DEG = 74.5
@@ -134,6 +141,36 @@ class PathSegment:
     sweep: float = 0.0
 
 
+@dataclass(frozen=True)
+class Table:
+    """The table the robot stands on: ``width_mm`` along x by ``depth_mm`` along y, centred at (0, 0)."""
+
+    width_mm: float
+    depth_mm: float
+
+    def __post_init__(self) -> None:
+        if not (self.width_mm > 2 * CLIFF_SENSOR_AHEAD_MM and self.depth_mm > 2 * CLIFF_SENSOR_AHEAD_MM):
+            raise ValueError(f"a table of {self.width_mm:g} x {self.depth_mm:g} mm is too small for the robot")
+
+    @classmethod
+    def parse(cls, text: str) -> Table:
+        """``"900x600"`` (millimetres); ValueError naming what was expected otherwise."""
+        parts = text.lower().replace("mm", "").split("x")
+        try:
+            width, depth = (float(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"expected WIDTHxDEPTH in millimetres such as 900x600, got {text!r}") from None
+        return cls(width, depth)
+
+    def holds(self, x_mm: float, y_mm: float) -> bool:
+        """True when the point is on the table."""
+        return abs(x_mm) <= self.width_mm / 2 and abs(y_mm) <= self.depth_mm / 2
+
+
+#: An ordinary desk, the table a simulated day stands on unless told otherwise.
+DESK = Table(900.0, 600.0)
+
+
 @dataclass
 class Body:
     """Everything physical about the simulated robot, stepped in simulated time."""
@@ -158,6 +195,8 @@ class Body:
     animating: bool = False
     carrying_block: bool = False
     stop_on_cliff: bool = False
+    table: Table | None = None
+    at_edge: bool = False
     orientation: str = UPRIGHT
     orientation_until: float | None = None
     shake_until: float | None = None
@@ -267,7 +306,7 @@ class Body:
             finished.append("head")
         if lift_was_moving and self.lift.in_position:
             finished.append("lift")
-        if self.cliff and self.stop_on_cliff and (self.left_cmd > 0 or self.right_cmd > 0):
+        if self.sees_cliff and self.stop_on_cliff and (self.left_cmd > 0 or self.right_cmd > 0):
             self.left_cmd = self.right_cmd = 0.0
         if self.turn_target is not None:
             err = wrap_angle(self.turn_target - self.angle_rad)
@@ -291,6 +330,8 @@ class Body:
             self.y_mm += v * math.sin(self.angle_rad + w * dt / 2) * dt
             self.angle_rad = wrap_angle(self.angle_rad + w * dt)
             self.gyro_z = w
+            if self.table is not None:
+                self._on_table(self.table)
         else:
             self.gyro_z = 0.0
         if self.on_charger:
@@ -301,6 +342,19 @@ class Body:
             self.charging = False
             self.battery_v = max(3.3, self.battery_v - dt * 0.00002)
         return finished
+
+    def _on_table(self, table: Table) -> None:
+        """Keep the robot's middle on the table; the cliff sensor sees the edge when it looks past it."""
+        self.x_mm = clamp(self.x_mm, -table.width_mm / 2, table.width_mm / 2)
+        self.y_mm = clamp(self.y_mm, -table.depth_mm / 2, table.depth_mm / 2)
+        ahead_x = self.x_mm + CLIFF_SENSOR_AHEAD_MM * math.cos(self.angle_rad)
+        ahead_y = self.y_mm + CLIFF_SENSOR_AHEAD_MM * math.sin(self.angle_rad)
+        self.at_edge = not table.holds(ahead_x, ahead_y)
+
+    @property
+    def sees_cliff(self) -> bool:
+        """True when the cliff sensor sees no floor: a scripted cliff or the table's edge."""
+        return self.cliff or self.at_edge
 
     def _follow_path(self, dt: float) -> bool:
         """Drive toward the current segment's end; True when the whole path is done."""
@@ -364,7 +418,7 @@ class Body:
             s |= Status.IS_ON_CHARGER
         if self.charging:
             s |= Status.IS_CHARGING
-        if self.cliff:
+        if self.sees_cliff:
             s |= Status.CLIFF_DETECTED
         return int(s)
 
@@ -416,7 +470,7 @@ class Body:
 
     def cliff_raw(self) -> tuple[int, int, int, int]:
         """Raw cliff sensor values: low readings mean no floor under that sensor."""
-        return (20, 20, 20, 20) if self.cliff or self.off_treads else (200, 200, 200, 200)
+        return (20, 20, 20, 20) if self.sees_cliff or self.off_treads else (200, 200, 200, 200)
 
 
 def _body_to_head(v: Vector, head_angle_rad: float) -> Vector:

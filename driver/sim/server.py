@@ -36,7 +36,7 @@ from ..link import Link, LinkState, Role
 from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
 from ..samples import lift_angle_rad
-from .body import TRACK_MM, Body, PathSegment, Status, clamp
+from .body import TRACK_MM, Body, PathSegment, Status, Table, clamp
 from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .faults import NetworkFaults
 from .room import ROOM_EVENTS, Room
@@ -98,6 +98,7 @@ class SimulatedCozmo(WorldEvents):
         engine_timeout: float = 5.0,
         audio_out: AudioSink | None = None,
         play_audio: bool = False,
+        table: Table | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -107,7 +108,7 @@ class SimulatedCozmo(WorldEvents):
         self.firmware_version = firmware_version
         self.state_period = state_period
         self.engine_timeout = engine_timeout
-        self.body = Body()
+        self.body = Body(table=table)
         self.display = Display()
         self.speaker = Speaker()
         #: where decoded speaker output goes (None: nowhere; ``play_audio`` makes it the host's speakers)
@@ -473,7 +474,7 @@ class SimulatedCozmo(WorldEvents):
     def _forget_all(self) -> None:
         """What a reboot clears: motion, face, sound, lights, animation, path (the world stays)."""
         picked_up, cliff, on_charger = self.body.picked_up, self.body.cliff, self.body.on_charger
-        self.body = Body()
+        self.body = Body(table=self.body.table)
         self.body.picked_up, self.body.cliff, self.body.on_charger = picked_up, cliff, on_charger
         self.display = Display()
         self.speaker = Speaker()

@@ -1,0 +1,59 @@
+"""Exploring the table in a simulated day on the virtual clock: short drives, never off the edge.
+
+The default personality, made to explore often, on a small table and on the usual desk. Each
+drive ends at the table's edge at the latest: the cliff sensor sees it, the wheels stop and the
+cliff reaction backs away, so the robot stays on the table all day; exploring makes it braver and
+the edges less so. What is checked is the day's own record and the robot's odometry.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from brain.app.simulate import run_virtual, simulate
+from driver.sim.body import Table
+
+from .conftest import REPO
+
+pytestmark = pytest.mark.e2e
+
+
+def _day(tmp_path: Path, table: Table | None, seconds: float = 600) -> tuple[dict[str, Any], list[tuple[float, float]]]:
+    (tmp_path / "explorer.yaml").write_text(f"extends: {REPO / 'trees' / 'default.yaml'}\nname: explorer\n"
+                                            "parameters: {explore_weight: 20, explore_cooldown_s: 5, look_weight: 0}\n")
+    poses: list[tuple[float, float]] = []
+
+    def watch(brain: Any) -> None:
+        def beat(snap: Any) -> None:
+            state = brain.robot.state
+            if state is not None:
+                pose = state.proprioception.pose
+                poses.append((pose.x_mm, pose.y_mm))
+        brain.heartbeat.subscribe("snapshot", beat)
+
+    report = run_virtual(simulate(tmp_path / "explorer.yaml", [REPO / "resources"], hours=seconds / 3600, seed=4,
+                                  progress=False, on_start=watch, table=table)).as_dict()
+    return report, poses
+
+
+def test_on_a_small_table_it_explores_to_the_edges_and_never_over_them(tmp_path: Path) -> None:
+    table = Table(300.0, 240.0)
+    report, poses = _day(tmp_path, table)
+    names = [e["name"] for e in report["timeline"] if e["kind"] == "behaviour"]
+    assert names.count("Explore") >= 5, names
+    cliffs = [e for e in report["timeline"] if e["kind"] == "reaction" and e["name"] == "CliffDetected"]
+    assert len(cliffs) >= 2, cliffs
+    assert poses and all(abs(x) <= 150.0 + 1 and abs(y) <= 120.0 + 1 for x, y in poses)
+    spread = max(x for x, _ in poses) - min(x for x, _ in poses)
+    assert spread >= 100.0, spread  # it went about, not round in place
+    brave = report["mood"]["Brave"]
+    assert brave["max"] >= 0.2 and brave["min"] < 0.0, brave
+
+
+def test_on_an_endless_floor_there_is_no_edge(tmp_path: Path) -> None:
+    report, poses = _day(tmp_path, None, 300)
+    assert not [e for e in report["timeline"] if e["kind"] == "reaction" and e["name"] == "CliffDetected"]
+    assert "Explore" in {e["name"] for e in report["timeline"] if e["kind"] == "behaviour"}
