@@ -14,6 +14,7 @@ from brain.nodes.behavior_class import BehaviorParamError, BehaviorSpec
 from brain.nodes.params import describe_kind
 from brain.nodes.reference import fill
 from brain.nodes.registry import BEHAVIOR_CLASSES, NODE_TYPES
+from brain.personality.knobs import knobs_table
 
 from .conftest import REPO
 
@@ -140,6 +141,7 @@ def test_check_lists_reads_and_ignores_per_class_on_the_real_sample(tmp_path: Pa
 
 def test_the_format_reference_tables_are_generated_from_the_declarations() -> None:
     doc = (REPO / "docs" / "personality-format.md").read_text(encoding="utf-8")
-    assert fill(doc) == doc, "docs/personality-format.md is stale: run python tools/gen_docs.py"
+    assert fill(doc, {"knobs": knobs_table(REPO / "trees")}) == doc, \
+        "docs/personality-format.md is stale: run python tools/gen_docs.py"
     for name in [*NODE_TYPES, *BEHAVIOR_CLASSES]:
         assert f"| `{name}` |" in doc, name

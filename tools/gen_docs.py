@@ -1,10 +1,11 @@
-"""Rewrite the generated tables of docs/personality-format.md from the node and behaviour declarations.
+"""Rewrite the generated tables of docs/personality-format.md from the declarations and the personalities.
 
     python tools/gen_docs.py           # rewrite the tables in place
     python tools/gen_docs.py --check   # exit 1 if the document's tables are stale
 
 The tables sit between ``<!-- generated: NAME -->`` and ``<!-- end generated -->`` markers
-(see :mod:`brain.nodes.reference`); everything else in the document is written by hand.
+(see :mod:`brain.nodes.reference` and :mod:`brain.personality.knobs`); everything else in the
+document is written by hand.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ if str(REPO) not in sys.path:  # run as a plain script from a checkout
     sys.path.insert(0, str(REPO))
 
 from brain.nodes.reference import fill  # noqa: E402
+from brain.personality.knobs import knobs_table  # noqa: E402
 
 DOC = REPO / "docs" / "personality-format.md"
 log = logging.getLogger("gen_docs")
@@ -33,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     text = DOC.read_text(encoding="utf-8")
     try:
-        filled = fill(text)
+        filled = fill(text, {"knobs": knobs_table(REPO / "trees")})
     except ValueError as exc:
         log.error("%s: %s", DOC, exc)
         return 1

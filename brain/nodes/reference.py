@@ -76,11 +76,15 @@ SECTIONS: tuple[str, ...] = ("composites", "decorators", "actions", "conditions"
 _BLOCK = re.compile(r"(<!-- generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(\n<!-- end generated -->)", re.S)
 
 
-def fill(document: str) -> str:
-    """``document`` with every generated section rewritten; a missing marker raises ``ValueError``."""
-    texts = sections()
+def fill(document: str, extra: Mapping[str, str] | None = None) -> str:
+    """``document`` with every generated section rewritten (``extra``: more sections by name, written
+    elsewhere); a missing marker, or a marker naming no section, raises ``ValueError``."""
+    texts = {**sections(), **(extra or {})}
     found = {m.group("name") for m in _BLOCK.finditer(document)}
-    missing = [name for name in SECTIONS if name not in found]
+    missing = [name for name in (*SECTIONS, *(extra or {})) if name not in found]
     if missing:
         raise ValueError(f"the document has no markers for {', '.join(missing)}")
+    unknown = sorted(found - set(texts))
+    if unknown:
+        raise ValueError(f"the document has markers for sections nobody writes: {', '.join(unknown)}")
     return _BLOCK.sub(lambda m: m.group(1) + texts[m.group("name")] + m.group(4), document)
