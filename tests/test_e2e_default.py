@@ -140,13 +140,15 @@ def _animations(world: World, after: float = -math.inf) -> list[tuple[int, int]]
 def test_default_left_alone_idles_with_variety(tmp_path: Path) -> None:
     """30 s of quiet: the default Cozmo looks around, blinks, breathes; different clips reach the robot.
 
-    The personality extends the default with shorter pauses between idle behaviours only, so a
-    half a minute shows what the default does in a minute (the default itself, over minutes,
-    is checked in virtual time in ``test_simulate.py``). It stays awake for its first 90 s, so
-    the whole run is idle behaviour.
+    The personality extends the default with shorter pauses between idle behaviours, so a half a
+    minute shows what the default does in a minute (the default itself, over minutes, is checked
+    in virtual time in ``test_simulate.py``), and without exploring, a 20 s drive that would fill
+    most of the half minute (it is checked in ``test_explore.py``). It stays awake for its first
+    90 s, so the whole run is idle behaviour.
     """
     personality = tmp_path / "brisk.yaml"
-    personality.write_text(f"extends: {DEFAULT}\nname: brisk\nparameters: {{pause_min: 0.2, pause_max: 0.8}}\n")
+    personality.write_text(f"extends: {DEFAULT}\nname: brisk\n"
+                           "parameters: {pause_min: 0.2, pause_max: 0.8, explore_weight: 0}\n")
 
     async def body() -> None:
         world = await _start(tmp_path, personality, duration=30)

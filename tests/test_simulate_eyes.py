@@ -10,6 +10,7 @@ there; the ball makes it pounce; the same script without eyes has none of this.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +89,33 @@ def test_a_person_close_in_front_is_seen_whatever_the_idle_was_doing() -> None:
     live = report["liveliness"]
     assert live["faces_awake"] >= 5, live
     assert live["faces_answered"] == live["faces_awake"], live["faces_unanswered"]
+
+
+def test_one_search_turns_a_whole_circle(tmp_path: Path) -> None:
+    """The packaged FindFaces scan, with nobody about: within its 30 s the body turns all the way round.
+
+    So nobody standing anywhere around the robot is missed by one search, whichever way it turns
+    first. Measured on the simulated body's odometry over the first search of a personality that
+    only searches.
+    """
+    (tmp_path / "scanner.yaml").write_text("name: scanner\nroot: {behavior: FindFaces}\n")
+    headings: list[tuple[float, float]] = []
+
+    def watch(brain: Any) -> None:
+        def beat(snap: Any) -> None:
+            state = brain.robot.state
+            if state is not None:
+                headings.append((brain.ctx.now(), state.proprioception.pose.angle_rad))
+        brain.heartbeat.subscribe("snapshot", beat)
+
+    run_virtual(simulate(tmp_path / "scanner.yaml", [REPO / "resources"], hours=40 / 3600, seed=1,
+                         progress=False, on_start=watch, table=None))
+    assert headings
+    start = headings[0][0]
+    turned, last = 0.0, headings[0][1]
+    for t, angle in headings:
+        if t - start > 30.0:
+            break
+        turned += math.atan2(math.sin(angle - last), math.cos(angle - last))
+        last = angle
+    assert abs(math.degrees(turned)) >= 360.0, math.degrees(turned)

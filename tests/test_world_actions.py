@@ -17,7 +17,10 @@ import pytest
 from py_trees.behaviours import Running
 from py_trees.common import Status
 
+from brain.assets.resource_set import ResourceSet
 from brain.context import BrainContext
+from brain.nodes.behavior_class import BehaviorSpec
+from brain.nodes.registry import BEHAVIOR_CLASSES
 from brain.nodes.world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace, aim_at
 from driver import events as ev
 from driver.robot import Robot
@@ -27,6 +30,7 @@ from driver.sim.server import SimulatedCozmo
 from driver.vision import VisionConfig
 
 from .conftest import eventually, run
+from .daemon_harness import RESOURCES
 
 pytestmark = pytest.mark.e2e
 
@@ -71,6 +75,15 @@ def _face_bearing_deg(sim: SimulatedCozmo, name: str) -> float:
     return math.degrees(math.atan2(math.sin(world - b.angle_rad), math.cos(world - b.angle_rad)))
 
 
+def _packaged_scan(ctx: BrainContext) -> SearchForFaces:
+    """The scan of the FindFaces behaviour the project's resources ship, as the builder makes it."""
+    rs = ResourceSet.load([RESOURCES], index_clips=False)
+    record = rs.behaviors["FindFaces"]
+    tree = BEHAVIOR_CLASSES[record.behavior_class](ctx, BehaviorSpec.from_record(record))
+    (search,) = [n for n in tree.iterate() if isinstance(n, SearchForFaces)]
+    return search
+
+
 def test_search_finds_a_face_outside_the_view_then_turns_to_it_and_tracks_it() -> None:
     pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
 
@@ -84,8 +97,12 @@ def test_search_finds_a_face_outside_the_view_then_turns_to_it_and_tracks_it() -
             await asyncio.sleep(1.0)
             assert not ctx.world.faces_in_view()  # 40° left is outside the camera's ±30°
 
-            search = SearchForFaces("search", ctx, seconds=40, pause_s=(0.8, 1.2))
-            assert await _until_done(search, 45) is Status.SUCCESS, search.feedback_message
+            # the packaged FindFaces scan, made to turn right first (the long way round to her):
+            # it turns a whole circle with time to spare, so nobody around the robot is missed
+            search = _packaged_scan(ctx)
+            search.clockwise_chance = 1.0
+            assert search.seconds == 30
+            assert await _until_done(search, 25) is Status.SUCCESS, search.feedback_message
             turn = TurnTowardsFace("turn", ctx)
             assert await _until_done(turn) is Status.SUCCESS, turn.feedback_message
             await asyncio.sleep(0.3)

@@ -176,9 +176,10 @@ class SearchForFaces(ContextBehaviour):
     Each round turns back a little (``back_turn_deg``), pauses, turns on a little
     (``short_turn_deg``), moves the head to two or three heights in place (``head_deg``) with
     pauses, and turns on further (``turn_deg``), always in the direction drawn at the start
-    (clockwise with ``clockwise_chance``; the other way from the last scan when that found
-    nobody, since someone may have come in behind it). A pause plays ``pause_trigger`` when the
-    resources have it, else waits ``pause_s``. FAILURE after ``seconds`` without a face.
+    (clockwise with ``clockwise_chance``). When the last scan found nobody, the next one goes on
+    the same way: the packaged scan turns more than a whole circle, so the bearings it saw longest
+    ago, where someone may have come in since, come next. A pause plays ``pause_trigger`` when
+    the resources have it, else waits ``pause_s``. FAILURE after ``seconds`` without a face.
     """
 
     def __init__(self, name: str, ctx: BrainContext, seconds: float = 30.0,
@@ -200,14 +201,14 @@ class SearchForFaces(ContextBehaviour):
         self._started = self._ends_at = 0.0
         self._direction = 1.0
         self._mark: int | None = None
-        self._reverse = False
+        self._go_on = False
         self.rounds = 0
 
     def initialise(self) -> None:
         self._started = self.ctx.now()
         self._ends_at = self._started + self.seconds
-        if self._reverse:  # the last scan found nobody that way: look the other way first
-            self._direction, self._reverse = -self._direction, False
+        if self._go_on:  # the last scan found nobody: on the same way, to what it saw longest ago
+            self._go_on = False
         else:
             self._direction = -1.0 if self.ctx.rng.random() < self.clockwise_chance else 1.0
         self._steps, self._doing, self._pause_until, self.rounds = [], [], 0.0, 0
@@ -252,7 +253,7 @@ class SearchForFaces(ContextBehaviour):
             return Status.SUCCESS
         now = self.ctx.now()
         if now >= self._ends_at:
-            self._reverse = True
+            self._go_on = True
             return self.fail(f"no face found in {self.seconds:g} s ({self.rounds} scan rounds)")
         if any(not a.done() for a in self._doing) or now < self._pause_until:
             return Status.RUNNING
