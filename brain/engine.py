@@ -165,8 +165,8 @@ class Brain:
             reaction = self.personality.reaction_for(event)
             if reaction is not None:
                 self.reactions.offer(reaction)
-        self.ctx.world.update(events, now)
         state = self.robot.state
+        self.ctx.world.update(events, now, state.proprioception.pose if state is not None else None)
         self.ctx.arousal.on_charger = state is not None and state.battery.on_charger
         self.ctx.arousal.update(events, now)
         self._tired_look()

@@ -1,4 +1,4 @@
-"""What the robot knows of its surroundings: faces, the last motion, cubes.
+"""What the robot knows of its surroundings: faces, the last motion, cubes, the edges it met.
 
 The world model is brain state (:attr:`brain.context.BrainContext.world`): vision and robot
 events update it at the start of a tick, nodes read it, the dashboard shows it. A face keeps a
@@ -8,7 +8,10 @@ be turned to. Entries older than their time to live are dropped by :meth:`WorldM
 
 The engine hands it the robot events of each beat (:meth:`WorldModel.update`) before the tree
 ticks: the vision's ``face_seen`` / ``face_moved`` / ``face_lost`` and ``motion_seen``, and the
-cubes' connection, tap and move events.
+cubes' connection, tap and move events. With the robot's pose of the beat it also keeps the
+places where the cliff sensor saw the floor end (Anki's engine adds a cliff obstacle to its map
+the same way), so driving about can keep away from a table's edges it has already met; a
+pick-up forgets them, since the robot may be put down anywhere.
 """
 
 from __future__ import annotations
@@ -19,8 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from driver import events as ev
+from driver.hardware import CLIFF_SENSOR_AHEAD_MM
+from driver.samples import PoseSample
 
-__all__ = ["Cube", "Face", "Motion", "WorldModel"]
+__all__ = ["Cube", "Edge", "Face", "Motion", "WorldModel"]
+
+#: At most this many edge points are kept (the oldest go first).
+MAX_EDGES = 64
 
 
 @dataclass
@@ -67,14 +75,25 @@ class Cube:
 
 
 @dataclass
+class Edge:
+    """A place where the cliff sensor saw the floor end (world frame, mm), and when."""
+
+    at: float
+    x_mm: float
+    y_mm: float
+
+
+@dataclass
 class WorldModel:
-    """Faces by id, the last motion, cubes by id; entries expire after ``face_ttl_s`` / ``motion_ttl_s``."""
+    """Faces by id, the last motion, cubes by id, edges met; entries expire after their ``*_ttl_s``."""
 
     faces: dict[int, Face] = field(default_factory=dict)
     motion: Motion | None = None
     cubes: dict[int, Cube] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
     face_ttl_s: float = 600.0
     motion_ttl_s: float = 60.0
+    edge_ttl_s: float = 1800.0
 
     def expire(self, now: float) -> None:
         """Forget faces and motion not seen for longer than their time to live."""
@@ -82,10 +101,18 @@ class WorldModel:
             del self.faces[face_id]
         if self.motion is not None and now - self.motion.at > self.motion_ttl_s:
             self.motion = None
+        if self.edges and now - self.edges[0].at > self.edge_ttl_s:
+            self.edges = [e for e in self.edges if now - e.at <= self.edge_ttl_s]
 
-    def update(self, events: Iterable[Any], now: float) -> None:
-        """Take in one beat's robot events (faces, motion, cubes), then forget what is too old."""
+    def update(self, events: Iterable[Any], now: float, pose: PoseSample | None = None) -> None:
+        """Take in one beat's robot events (faces, motion, cubes, cliffs and pick-ups with the
+        beat's ``pose``), then forget what is too old."""
         for event in events:
+            if isinstance(event, ev.StatusChanged) and event.value:
+                if event.kind == "cliff" and pose is not None:
+                    self._edge(float(event.at), pose)
+                elif event.kind == "picked_up":
+                    self.edges.clear()
             if isinstance(event, (ev.FaceSeen, ev.FaceMoved, ev.FaceLost)):
                 self._face(event)
             elif isinstance(event, ev.MotionSeen):
@@ -111,6 +138,16 @@ class WorldModel:
             event.z_mm, event.distance_mm, event.heading_rad, known.name if known is not None else "",
             in_view=not isinstance(event, ev.FaceLost),
             unseen_before_s=gap)
+
+    def _edge(self, at: float, pose: PoseSample) -> None:
+        ahead = CLIFF_SENSOR_AHEAD_MM
+        self.edges.append(Edge(at, pose.x_mm + ahead * math.cos(pose.angle_rad),
+                               pose.y_mm + ahead * math.sin(pose.angle_rad)))
+        del self.edges[:-MAX_EDGES]
+
+    def clearance_mm(self, x_mm: float, y_mm: float) -> float:
+        """How far the point is from the nearest edge met (mm; infinite when none is known)."""
+        return min((math.hypot(e.x_mm - x_mm, e.y_mm - y_mm) for e in self.edges), default=math.inf)
 
     def _cube(self, object_id: int) -> Cube:
         cube = self.cubes.get(object_id)
@@ -138,4 +175,5 @@ class WorldModel:
                 "bearing_deg": round(math.degrees(self.motion.bearing_rad), 1)},
             "cubes": [{"id": c.object_id, "connected": c.connected, "last_tapped": c.last_tapped,
                        "last_moved": c.last_moved} for c in self.cubes.values()],
+            "edges": [{"at": round(e.at, 2), "x_mm": round(e.x_mm), "y_mm": round(e.y_mm)} for e in self.edges],
         }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -15,6 +16,8 @@ from brain.nodes.registry import BEHAVIOR_CLASSES
 from brain.nodes.sleeper import Awake
 from brain.world import Cube, Face, Motion, WorldModel
 from driver import events as ev
+from driver.hardware import CLIFF_SENSOR_AHEAD_MM
+from driver.samples import PoseSample, RobotStatus
 
 
 class Clock:
@@ -90,6 +93,25 @@ def test_the_world_model_forgets_what_it_has_not_seen_for_long() -> None:
     assert list(world.faces) == [2] and world.motion is None
     assert world.snapshot()["faces"] == [{"id": 2, "in_view": True, "last_seen": 50.0, "distance_mm": 360,
                                           "bearing_deg": -11.5, "x_mm": 300, "y_mm": -50, "z_mm": 200}]
+
+
+def test_a_cliff_leaves_an_edge_where_the_sensor_looked_and_a_pick_up_forgets_the_edges() -> None:
+    world = WorldModel(edge_ttl_s=100.0)
+    facing_left = PoseSample(100.0, 50.0, 0.0, math.pi / 2, 0.0, 0, 0)
+    cliff = ev.StatusChanged(5.0, flag=RobotStatus.CLIFF_DETECTED, value=True)
+    world.update([cliff], 5.0, facing_left)
+    world.update([ev.StatusChanged(6.0, flag=RobotStatus.CLIFF_DETECTED, value=False)], 6.0, facing_left)
+    (edge,) = world.edges  # the floor's end is ahead of the robot, under its cliff sensor
+    assert (edge.at, edge.x_mm, edge.y_mm) == pytest.approx((5.0, 100.0, 50.0 + CLIFF_SENSOR_AHEAD_MM))
+    assert world.clearance_mm(100.0, 50.0) == pytest.approx(CLIFF_SENSOR_AHEAD_MM)
+    assert world.snapshot()["edges"] == [{"at": 5.0, "x_mm": 100, "y_mm": 80}]
+    world.update([cliff], 7.0)  # no pose: nowhere to put it
+    assert len(world.edges) == 1
+    world.update([], 106.0)  # older than its time to live
+    assert world.edges == [] and world.clearance_mm(0.0, 0.0) == math.inf
+    world.update([cliff], 110.0, facing_left)
+    world.update([ev.StatusChanged(111.0, flag=RobotStatus.IS_PICKED_UP, value=True)], 111.0, facing_left)
+    assert world.edges == []  # it may be put down anywhere
 
 
 def test_vision_and_cube_events_fill_the_world_model() -> None:

@@ -88,8 +88,9 @@ def test_the_timeline_lists_what_happened_in_time_order(day: tuple[dict[str, Any
     wakes = [e for e in timeline if e["kind"] == "wake"]
     assert [(round(w["t"], 1), w["name"]) for w in wakes] == \
         [(round(e["start_s"] + e["duration_s"], 1), e["ended_by"]) for e in ended]
-    reactions = [e for e in timeline if e["kind"] == "reaction"]
-    assert [r["name"] for r in reactions][:2] == ["Poked", "Poked"] and "CubeTapped" in [r["name"] for r in reactions]
+    reactions = [e["name"] for e in timeline if e["kind"] == "reaction"]
+    touches = [name for name in reactions if name != "CliffDetected"]  # the desk's edges may come between
+    assert touches[:2] == ["Poked", "Poked"] and "CubeTapped" in touches
     assert report["start_clock"] == "10:30"
 
 

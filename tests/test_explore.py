@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from brain.app.simulate import run_virtual, simulate
-from driver.sim.body import Table
+from driver.sim.body import DESK, Table
 
 from .conftest import REPO
 
@@ -57,3 +57,20 @@ def test_on_an_endless_floor_there_is_no_edge(tmp_path: Path) -> None:
     report, poses = _day(tmp_path, None, 300)
     assert not [e for e in report["timeline"] if e["kind"] == "reaction" and e["name"] == "CliffDetected"]
     assert "Explore" in {e["name"] for e in report["timeline"] if e["kind"] == "behaviour"}
+
+
+def _only_exploring(tmp_path: Path, clearance_mm: float) -> int:
+    """Cliff stops in 10 simulated minutes on the desk of a default that does nothing but explore."""
+    path = tmp_path / f"edges{clearance_mm:g}.yaml"
+    path.write_text(f"extends: {REPO / 'trees' / 'default.yaml'}\nname: edges\n"
+                    f"root: {{behavior: Explore, params: {{edgeClearance_mm: {clearance_mm}}}}}\n")
+    report = run_virtual(simulate(path, [REPO / "resources"], hours=600 / 3600, seed=4, progress=False,
+                                  table=DESK)).as_dict()
+    return len([e for e in report["timeline"] if e["kind"] == "reaction" and e["name"] == "CliffDetected"])
+
+
+def test_it_keeps_away_from_the_edges_it_met(tmp_path: Path) -> None:
+    """The world model remembers where the floor ended; later legs end clear of those places."""
+    careless = _only_exploring(tmp_path, 0)
+    careful = _only_exploring(tmp_path, 100)
+    assert careless >= 10 and careful <= careless / 2, (careless, careful)

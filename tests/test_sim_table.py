@@ -6,8 +6,9 @@ import math
 
 import pytest
 
+from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import RobotStatus
-from driver.sim.body import CLIFF_SENSOR_AHEAD_MM, Body, Table
+from driver.sim.body import Body, Table
 
 
 def _drive(body: Body, seconds: float, left: float = 100.0, right: float = 100.0) -> None:

@@ -10,8 +10,10 @@
   down, so a robot left alone grows lonely).
 * Explore drives about the table in short legs (a random turn, a short drive ahead, a pause),
   and stops at once when its cliff sensor sees the edge; the personality's cliff reaction then
-  backs away. Done, it fires ``finalEmotionEvent`` (``Explored``: braver); the cliff reaction's
-  own event makes it less so.
+  backs away. The world model remembers where the floor ended, and each leg is drawn to end
+  clear of the edges met (``edgeClearance_mm``), so after a few edges it keeps to the table's
+  middle. Done, it fires ``finalEmotionEvent`` (``Explored``: braver); the cliff reaction's own
+  event makes it less so.
 """
 
 from __future__ import annotations
@@ -27,16 +29,19 @@ from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 from driver.events import EVENT_KINDS
+from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import RobotStatus
 
 from .actions import ContextBehaviour, FireEmotionEvent, PlayAnimationTrigger, _cancel, _stop_wheels, wheel_mark
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, triggers_param
 from .params import Param
 
-__all__ = ["ANSWER_KINDS", "PLAY_CLASSES", "Explore", "WaitForAnswer"]
+__all__ = ["ANSWER_KINDS", "LEG_DRAWS", "PLAY_CLASSES", "Explore", "WaitForAnswer"]
 
 #: What answers a request to play by default: being touched, a tapped cube, the button.
 ANSWER_KINDS: tuple[str, ...] = ("poked", "cube_tapped", "button")
+#: How many legs Explore draws at most, looking for one that keeps clear of the edges met.
+LEG_DRAWS = 12
 
 
 class WaitForAnswer(ContextBehaviour):
@@ -82,20 +87,26 @@ class Explore(ContextBehaviour):
     """Short drives about the table: a random turn, a short drive ahead, a pause; for ``seconds``.
 
     Each leg turns by a random angle in ``turn_range_deg`` (either way), drives ahead a random
-    distance in ``drive_range_mm`` at ``speed_mmps`` and pauses in ``pause_range_s``. The cliff
-    sensor ends it at once: the wheels stop and it fails with "cliff ahead" (the firmware stops
-    the wheels first, and the personality's cliff reaction backs away). It succeeds when the time
-    is up with at least one leg driven; the wheels stop whenever it ends.
+    distance in ``drive_range_mm`` at ``speed_mmps`` and pauses in ``pause_range_s``. A leg whose
+    end would come within ``clearance_mm`` of an edge the world model remembers is drawn again (up
+    to :data:`LEG_DRAWS` times; then the clearest one drawn is driven). The cliff sensor ends it at
+    once: the wheels stop and it fails with "cliff ahead" (the firmware stops the wheels first, and
+    the personality's cliff reaction backs away). It succeeds when the time is up with at least
+    one leg driven; the wheels stop whenever it ends.
     """
 
     def __init__(self, name: str, ctx: BrainContext, seconds: float = 20.0,
                  turn_range_deg: tuple[float, float] = (30.0, 150.0),
                  drive_range_mm: tuple[float, float] = (40.0, 120.0), speed_mmps: float = 50.0,
-                 pause_range_s: tuple[float, float] = (0.5, 2.0)) -> None:
+                 pause_range_s: tuple[float, float] = (0.5, 2.0), clearance_mm: float = 100.0) -> None:
         super().__init__(name, ctx)
         self.seconds = float(seconds)
         self.turn_range_deg, self.drive_range_mm = turn_range_deg, drive_range_mm
         self.speed_mmps, self.pause_range_s = float(speed_mmps), pause_range_s
+        self.clearance_mm = float(clearance_mm)
+        self._leg_mm = 0.0
+        #: Legs drawn again because they led to an edge met before (for the explanation and tests).
+        self.redrawn = 0
         self.ends_at = 0.0
         self.legs = 0
         self._turn: Any = None
@@ -126,10 +137,9 @@ class Explore(ContextBehaviour):
                 if not self._turn.done():
                     return Status.RUNNING
                 self._turn = None
-                mm = self.ctx.rng.uniform(*self.drive_range_mm)
                 robot.drive_wheels(self.speed_mmps, self.speed_mmps)
                 self._mark = wheel_mark(self.ctx)
-                self._drive_until = now + mm / self.speed_mmps
+                self._drive_until = now + self._leg_mm / self.speed_mmps
                 return Status.RUNNING
             if self._drive_until is not None:  # driving: then stop and pause
                 if now < self._drive_until:
@@ -141,14 +151,35 @@ class Explore(ContextBehaviour):
             if now >= self.ends_at:
                 return Status.SUCCESS if self.legs else self.fail("no time for a leg")
             if now >= self._pause_until:
-                sign = 1 if self.ctx.rng.random() < 0.5 else -1
-                degrees = self.ctx.rng.uniform(*self.turn_range_deg) * sign
+                degrees, self._leg_mm = self._draw_leg()
                 self._turn = robot.turn_in_place(math.radians(degrees), speed=math.radians(120))
                 self._mark = wheel_mark(self.ctx)
         except Exception as exc:
             return self.fail(f"{type(exc).__name__}: {exc}")
         self.feedback_message = f"leg {self.legs + 1}, {max(0.0, self.ends_at - now):.0f} s left"
         return Status.RUNNING
+
+    def _draw_leg(self) -> tuple[float, float]:
+        """A turn (degrees) and a length (mm) whose end keeps clear of the edges met, if one is drawn."""
+        rng, world = self.ctx.rng, self.ctx.world
+        state = self.ctx.robot_state
+        best: tuple[float, float, float] | None = None
+        for _ in range(LEG_DRAWS):
+            degrees = rng.uniform(*self.turn_range_deg) * (1 if rng.random() < 0.5 else -1)
+            mm = rng.uniform(*self.drive_range_mm)
+            if state is None or not world.edges:
+                return degrees, mm
+            pose = state.proprioception.pose
+            heading = pose.angle_rad + math.radians(degrees)
+            reach = mm + CLIFF_SENSOR_AHEAD_MM
+            clear = world.clearance_mm(pose.x_mm + reach * math.cos(heading), pose.y_mm + reach * math.sin(heading))
+            if clear >= self.clearance_mm:
+                return degrees, mm
+            self.redrawn += 1
+            if best is None or clear > best[0]:
+                best = (clear, degrees, mm)
+        assert best is not None
+        return best[1], best[2]
 
     def terminate(self, new_status: Status) -> None:
         if self._turn is not None and not self._turn.done():
@@ -187,7 +218,7 @@ def request_to_play(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
 def explore(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """Explore: short drives about the table for ``duration_s``, then its emotion event."""
     node = Explore("drives", ctx, spec.value("duration_s"), spec.value("turn_deg"), spec.value("drive_mm"),
-                   spec.value("speed_mmps"), spec.value("pause_s"))
+                   spec.value("speed_mmps"), spec.value("pause_s"), spec.value("edgeClearance_mm"))
     return SequenceNode(spec.behavior_id, memory=True, children=[node, *_emotion(ctx, spec, "finalEmotionEvent")])
 
 
@@ -201,6 +232,9 @@ PLAY_CLASSES: tuple[BehaviorClass, ...] = (
                    "speed_mmps": Param("number", default=50.0, minimum=10.0, maximum=200.0,
                                        doc="driving speed (mm/s)"),
                    "pause_s": Param("range", default=(0.5, 2.0), doc="pause after each leg (s)"),
+                   "edgeClearance_mm": Param("number", default=100.0, minimum=0.0, maximum=1000.0,
+                                             doc="a leg ends at least this far from the edges it met "
+                                                 "(mm; 0: it does not mind them)"),
                    "finalEmotionEvent": Param("str", default="Explored", doc="fired when it is done",
                                               aliases=("emotionEvent", "emotionEventOnSuccess"))}),
     BehaviorClass("RequestToPlay", request_to_play,

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from ..attitude import GRAVITY_MMPS2, Vector
 from ..events import ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, UPRIGHT
+from ..hardware import CLIFF_SENSOR_AHEAD_MM
 from ..protocol.table import RobotStatusFlag
 from ..samples import LIFT_ARM_MM, LIFT_PIVOT_MM
 
@@ -34,8 +35,6 @@ LIFT_MAX_MM = 92.0
 WHEEL_MAX_MMPS = 200.0
 TRACK_MM = 45.0
 HEAD_TOLERANCE_RAD = math.radians(1.0)
-#: How far ahead of the robot's origin its cliff sensor (front underside) looks at the floor (mm).
-CLIFF_SENSOR_AHEAD_MM = 30.0
 LIFT_TOLERANCE_MM = 1.0
 #: Pitch of the body (degrees, nose up) when it lies on its back (propped up by the lift) or on its face.
 ON_BACK_PITCH_DEG = 74.5
