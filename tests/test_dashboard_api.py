@@ -76,7 +76,7 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                 assert {n["name"] for n in nodes if n["kind"] == "reaction"} >= {"RobotPickedUp", "CliffDetected"}
                 # the brain's typed state: awake since the start, nothing in the world model yet
                 assert state["arousal"]["state"] == "awake" and state["arousal"]["why"] == "started"
-                assert state["world"] == {"faces": [], "motion": None, "cubes": []}
+                assert state["world"] == {"faces": [], "motion": None, "cubes": [], "edges": []}
 
                 async with http.ws_connect(daemon.url + "ws") as ws:
                     hello = json.loads((await ws.receive(timeout=5)).data)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from driver.sim.script import parse_script
 from driver.sim.server import SimulatedCozmo
 
 from .conftest import REPO, eventually, run
@@ -218,6 +219,51 @@ def test_long_quiet_puts_it_to_sleep_in_real_time(tmp_path: Path) -> None:
         assert code == 0, world.text
 
     run(body(), timeout=90)
+
+
+def test_a_nap_ends_by_itself_and_a_poke_wakes_it_in_real_time(tmp_path: Path) -> None:
+    """One sleep/wake cycle of a drowsy default (sleepiness only) as the daemon runs it over UDP.
+
+    It falls asleep, the nap ends by itself (it is short here) with the wake-up animation and the
+    head up again; it tires at once and sleeps again, and a poke is answered within a second (its
+    reaction) and wakes it, again with the wake-up animation.
+    """
+    personality = tmp_path / "napper.yaml"
+    personality.write_text(
+        f"extends: {DEFAULT}\n"
+        "name: napper\n"
+        "parameters: {bored_after_s: 3}\n"
+        "arousal: {sleepy_after_s: 3, rest_rate: 0.5, nap_max_s: 5, reserve_s: 0}\n"
+        "mood:\n"
+        "  initial: {Excited: 0.11}\n")
+
+    async def body() -> None:
+        world = await _start(tmp_path, personality, duration=60)
+        sim = world.sim
+        try:
+            asleep_at = await world.line(r"asleep \(", timeout=25.0)
+            woke_at = await world.line(r"drowsy \((rested|nap over)", timeout=15.0, after=asleep_at)
+            # the wake-up animation reaches the robot and lifts the head from where the sleep left it
+            await _first(world, "StartAnimation", after=woke_at - 0.05, timeout=3.0)
+            await world.line(r"awake \(", timeout=10.0, after=woke_at)
+            await eventually(lambda: sim.body.head.position > math.radians(0.0), timeout=5.0, interval=0.1)
+
+            again = await world.line(r"asleep \(", timeout=25.0, after=woke_at)
+            await asyncio.sleep(2.0)  # the get-in plays out; it sleeps
+            (step,) = parse_script("- {at: 0, event: poke}\n")
+            poked = world.now()
+            sim.run_step(step)
+            # the touch is answered at once (its reaction, while the sleep waits), then it wakes up
+            answered = await world.line(r"reaction Poked \(priority", timeout=3.0, after=poked)
+            assert answered - poked < 1.0 and again < poked, world.text[-3000:]
+            woken = await world.line(r"drowsy \(woken by poked", timeout=10.0, after=poked)
+            await _first(world, "StartAnimation", after=woken - 0.05, timeout=3.0)
+            await world.line(r"awake \(", timeout=10.0, after=woken)
+        finally:
+            code = await _finish(world, interrupt=True)
+        assert code == 0, world.text
+
+    run(body(), timeout=120)
 
 
 def test_pick_up_stops_the_motors_reacts_and_put_down_returns_to_idle(tmp_path: Path) -> None:

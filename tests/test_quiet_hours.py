@@ -236,7 +236,9 @@ def test_the_default_personality_goes_to_sleep_in_quiet_hours_and_reacts_softly(
     timeline = day["timeline"]
     sleeps = [e["t"] for e in timeline if e["kind"] == "sleep"]
     assert sleeps and 60.0 <= sleeps[0] <= 60.5  # at 21:00; not bored yet (it gets bored after 90 s)
-    assert [e["name"] for e in timeline if e["kind"] == "reaction"] == ["Poked", "ButtonPressed"]
+    # asleep, only the touches: the desk's edge may have met it while it was up, not after
+    assert [e["name"] for e in timeline if e["kind"] == "reaction" and e["t"] >= sleeps[0]] == \
+        ["Poked", "ButtonPressed"]
     after_poke = next(e for e in timeline if e["kind"] == "clip" and e["t"] >= 150.0)
     assert after_poke["name"].startswith("anim_sleepy_") and after_poke["t"] < 150.5
     assert sleeps[-1] > 200.0  # back to sleep after each disturbance
