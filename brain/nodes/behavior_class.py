@@ -21,12 +21,14 @@ from py_trees.behaviour import Behaviour
 
 from brain.context import BrainContext
 
+from .actions import FireEmotionEvent
 from .params import Param, ParamError, coerce
 
 __all__ = [
     "EMOTION_EVENT",
     "SCORE_KEYS",
     "BehaviorClass",
+    "emotion_nodes",
     "BehaviorParamError",
     "BehaviorSpec",
     "Resolved",
@@ -174,3 +176,13 @@ class BehaviorClass:
             key, message = resolved.errors[0]
             raise BehaviorParamError(spec.behavior_id, key, message)
         return self.build(ctx, replace(spec, values=resolved.values))
+
+
+def emotion_nodes(ctx: BrainContext, spec: BehaviorSpec, key: str = "finalEmotionEvent") -> list[Behaviour]:
+    """The node that fires the emotion event named by ``spec``'s ``key``, or none when it names none.
+
+    Every behaviour class ends (or branches) on such an event; this is the one place that turns
+    the parameter into the node.
+    """
+    name = spec.value(key)
+    return [FireEmotionEvent(f"emotion {name}", ctx, name)] if name else []

@@ -29,7 +29,6 @@ from brain.context import BrainContext
 from .actions import (
     BackpackLights,
     Drive,
-    FireEmotionEvent,
     LookAround,
     PlayAnimationTrigger,
     PlayRandomTrigger,
@@ -37,7 +36,14 @@ from .actions import (
     SetLiftHeight,
     StopMotors,
 )
-from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorParamError, BehaviorSpec, triggers_param
+from .behavior_class import (
+    EMOTION_EVENT,
+    BehaviorClass,
+    BehaviorParamError,
+    BehaviorSpec,
+    emotion_nodes,
+    triggers_param,
+)
 from .face_behaviors import FACE_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param
@@ -70,11 +76,6 @@ def _seq(spec: BehaviorSpec, children: Sequence[Behaviour]) -> Behaviour:
     return SequenceNode(spec.behavior_id, memory=True, children=list(children))
 
 
-def _emotion(ctx: BrainContext, spec: BehaviorSpec) -> list[Behaviour]:
-    name = spec.value("finalEmotionEvent")
-    return [FireEmotionEvent(f"emotion {name}", ctx, name)] if name else []
-
-
 def _plays(ctx: BrainContext, spec: BehaviorSpec) -> list[Behaviour]:
     return [PlayAnimationTrigger(t, ctx, t) for t in spec.value("animTriggers")]
 
@@ -96,9 +97,9 @@ def play_anim(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     if not triggers:
         raise BehaviorParamError(spec.behavior_id, "animTriggers", "PlayAnim needs at least one trigger")
     if spec.value("pick") == "random":
-        return _seq(spec, [PlayRandomTrigger(f"one of {len(triggers)}", ctx, triggers), *_emotion(ctx, spec)])
+        return _seq(spec, [PlayRandomTrigger(f"one of {len(triggers)}", ctx, triggers), *emotion_nodes(ctx, spec)])
     plays: list[Behaviour] = [PlayAnimationTrigger(t, ctx, t) for _ in range(spec.value("numLoops")) for t in triggers]
-    return _seq(spec, [*plays, *_emotion(ctx, spec)])
+    return _seq(spec, [*plays, *emotion_nodes(ctx, spec)])
 
 
 def play_arbitrary_anim(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
@@ -110,7 +111,7 @@ def play_arbitrary_anim(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     if weights is not None and len(weights) != len(triggers):
         raise BehaviorParamError(spec.behavior_id, "animWeights", f"expected {len(triggers)} numbers, got {weights!r}")
     node = PlayRandomTrigger(f"one of {len(triggers)}", ctx, triggers, weights)
-    return _seq(spec, [node, *_emotion(ctx, spec)])
+    return _seq(spec, [node, *emotion_nodes(ctx, spec)])
 
 
 def react_to_cliff(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
@@ -118,7 +119,7 @@ def react_to_cliff(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     back_mm = spec.value("backUpDistance_mm")
     return _seq(spec, [
         StopMotors("stop", ctx),
-        *_emotion(ctx, spec),
+        *emotion_nodes(ctx, spec),
         *_plays(ctx, spec),
         Drive("back up", ctx, -50.0, -50.0, back_mm / 50.0),
     ])
@@ -126,18 +127,18 @@ def react_to_cliff(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
 
 def react_to_pickup(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """ReactToPickup: stop and play the picked-up reaction."""
-    return _seq(spec, [StopMotors("stop", ctx), *_emotion(ctx, spec), *_plays(ctx, spec)])
+    return _seq(spec, [StopMotors("stop", ctx), *emotion_nodes(ctx, spec), *_plays(ctx, spec)])
 
 
 def react_to_put_down(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """ReactToPutDown: back on the ground; look up and play the returned-to-treads reaction."""
-    return _seq(spec, [SetHeadAngle("look up", ctx, 10.0), *_emotion(ctx, spec), *_plays(ctx, spec)])
+    return _seq(spec, [SetHeadAngle("look up", ctx, 10.0), *emotion_nodes(ctx, spec), *_plays(ctx, spec)])
 
 
 def react_to_on_charger(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """ReactToOnCharger: play the placed-on-charger reaction, settle the lift, calm lights."""
     return _seq(spec, [*_plays(ctx, spec), SetLiftHeight("lift down", ctx, 32.0),
-                       BackpackLights("calm lights", ctx, pattern="calm"), *_emotion(ctx, spec)])
+                       BackpackLights("calm lights", ctx, pattern="calm"), *emotion_nodes(ctx, spec)])
 
 
 def drive_off_charger(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
@@ -146,7 +147,7 @@ def drive_off_charger(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     speed = 60.0
     children: list[Behaviour] = _plays(ctx, spec)
     children += [SetLiftHeight("lift down", ctx, 32.0), Drive("drive off", ctx, speed, speed, distance / speed),
-                 *_emotion(ctx, spec)]
+                 *emotion_nodes(ctx, spec)]
     return _seq(spec, children)
 
 
@@ -157,23 +158,23 @@ def look_around(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     the picture with the head tilted up, so the head rests at ``endHeadAngle_deg`` afterwards.
     """
     return _seq(spec, [LookAround("glances", ctx, spec.value("duration_s")),
-                       SetHeadAngle("head up", ctx, spec.value("endHeadAngle_deg")), *_emotion(ctx, spec)])
+                       SetHeadAngle("head up", ctx, spec.value("endHeadAngle_deg")), *emotion_nodes(ctx, spec)])
 
 
 def react_to_poke(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """ReactToPoke: a startled or amused reaction, picked at random."""
-    return _seq(spec, [PlayRandomTrigger("poke reaction", ctx, spec.value("animTriggers")), *_emotion(ctx, spec)])
+    return _seq(spec, [PlayRandomTrigger("poke reaction", ctx, spec.value("animTriggers")), *emotion_nodes(ctx, spec)])
 
 
 def react_to_cube_tap(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """ReactToCubeTap: look up and react to the tapped cube."""
-    return _seq(spec, [SetHeadAngle("look up", ctx, 0.0), *_plays(ctx, spec), *_emotion(ctx, spec)])
+    return _seq(spec, [SetHeadAngle("look up", ctx, 0.0), *_plays(ctx, spec), *emotion_nodes(ctx, spec)])
 
 
 def wake(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """Wake: the wake-up animation, normal lights, head up; then the robot is awake."""
     return _seq(spec, [*_plays(ctx, spec), BackpackLights("awake lights", ctx, pattern="calm"),
-                       SetHeadAngle("head up", ctx, 10.0), Awake("awake", ctx), *_emotion(ctx, spec)])
+                       SetHeadAngle("head up", ctx, 10.0), Awake("awake", ctx), *emotion_nodes(ctx, spec)])
 
 
 # ----------------------------------------------------------------------------- declarations

@@ -25,8 +25,8 @@ from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 
-from .actions import ContextBehaviour, Drive, FireEmotionEvent, PlayAnimationTrigger, RandomWait
-from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, triggers_param
+from .actions import ContextBehaviour, Drive, PlayAnimationTrigger, RandomWait
+from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
 from .decorators import FailureIsSuccess, Repeat
 from .params import Param
 from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace
@@ -41,11 +41,6 @@ CATCH_PITCH_RAD = 0.02
 
 def _seq(name: str, children: list[Behaviour]) -> Behaviour:
     return SequenceNode(name, memory=True, children=children)
-
-
-def _emotion(ctx: BrainContext, spec: BehaviorSpec, key: str = "finalEmotionEvent") -> list[Behaviour]:
-    name = spec.value(key)
-    return [FireEmotionEvent(f"emotion {name}", ctx, name)] if name else []
 
 
 def _plays(ctx: BrainContext, triggers: list[str]) -> list[Behaviour]:
@@ -78,7 +73,7 @@ def find_faces(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
             TurnTowardsFace("turn to a recent face", ctx, max_age_s=age_s, **speeds),
             _seq("search", [search, TurnTowardsFace("turn to the face found", ctx, **speeds)]),
         ]),
-        *_emotion(ctx, spec),
+        *emotion_nodes(ctx, spec),
     ])
 
 
@@ -94,7 +89,7 @@ def interact_with_faces(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
         TurnTowardsFace("turn to the face", ctx, max_age_s=spec.value("maxFaceAge_s")),
         _tracker(ctx, spec, _seq("with the person", [*_plays(ctx, spec.value("animTriggers")),
                                                       RandomWait("look at them", ctx, low, high)])),
-        *_emotion(ctx, spec),
+        *emotion_nodes(ctx, spec),
     ])
 
 
@@ -103,7 +98,7 @@ def acknowledge_face(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     return _seq(spec.behavior_id, [
         TurnTowardsFace("turn to the face", ctx, max_age_s=spec.value("maxFaceAge_s")),
         _tracker(ctx, spec, _seq("greeting", _plays(ctx, spec.value("animTriggers")))),
-        *_emotion(ctx, spec),
+        *emotion_nodes(ctx, spec),
     ])
 
 
@@ -135,8 +130,8 @@ def pounce_on_motion(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
         *_plays(ctx, spec.value("animTriggers")),
         Selector("caught it?", False, [
             _seq("caught", [PounceCaught("caught", ctx), *_plays(ctx, spec.value("successTriggers")),
-                            *_emotion(ctx, spec, "successEmotionEvent")]),
-            _seq("missed", [*_plays(ctx, spec.value("failTriggers")), *_emotion(ctx, spec, "failEmotionEvent")]),
+                            *emotion_nodes(ctx, spec, "successEmotionEvent")]),
+            _seq("missed", [*_plays(ctx, spec.value("failTriggers")), *emotion_nodes(ctx, spec, "failEmotionEvent")]),
         ]),
         Drive("back up", ctx, -50.0, -50.0, back_mm / 50.0),
     ])
@@ -144,7 +139,7 @@ def pounce_on_motion(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
         MotionSeenWithin("floor motion just now", ctx, spec.value("maxNoGroundMotionBeforeBored_notRunning_Sec"),
                          "ground"),
         FailureIsSuccess(name="until bored", child=Repeat("again", one, -1)),
-        *_emotion(ctx, spec),
+        *emotion_nodes(ctx, spec),
     ])
 
 

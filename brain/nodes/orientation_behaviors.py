@@ -16,8 +16,8 @@ from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 
-from .actions import FireEmotionEvent, PlayAnimationTrigger, StopMotors, Wait, _Polled
-from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, triggers_param
+from .actions import PlayAnimationTrigger, StopMotors, Wait, _Polled
+from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
 from .conditions import current_orientation
 from .decorators import Explained
 from .params import Param
@@ -94,11 +94,6 @@ def _seq(spec: BehaviorSpec, children: Sequence[Behaviour]) -> Behaviour:
     return SequenceNode(spec.behavior_id, memory=True, children=list(children))
 
 
-def _emotion(ctx: BrainContext, spec: BehaviorSpec) -> list[Behaviour]:
-    name = spec.value("finalEmotionEvent")
-    return [FireEmotionEvent(f"emotion {name}", ctx, name)] if name else []
-
-
 def _attempts(ctx: BrainContext, spec: BehaviorSpec, orientations: Sequence[str], attempt: Sequence[Behaviour],
               pause_s: float) -> Behaviour:
     pause = spec.value("retryDelay_s")
@@ -127,7 +122,7 @@ def react_to_robot_on_back(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     triggers = spec.value("animTriggers")
     plays = [PlayAnimationTrigger(t, ctx, t) for t in triggers]
     return _seq(spec, [StopMotors("stop", ctx), _attempts(ctx, spec, ["on_back"], plays, 0.5),
-                       *_emotion(ctx, spec)])
+                       *emotion_nodes(ctx, spec)])
 
 
 def react_to_robot_on_face(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
@@ -135,7 +130,7 @@ def react_to_robot_on_face(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     triggers = spec.value("animTriggers")
     plays = [PlayAnimationTrigger(t, ctx, t) for t in triggers]
     return _seq(spec, [StopMotors("stop", ctx), _attempts(ctx, spec, ["on_face"], plays, 0.5),
-                       *_emotion(ctx, spec)])
+                       *emotion_nodes(ctx, spec)])
 
 
 def react_to_robot_on_side(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
@@ -158,7 +153,7 @@ def react_to_robot_on_side(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     sides = ["on_left_side", "on_right_side"]
     waiting = _attempts(ctx, spec, sides, loop, 2.0)
     return _seq(spec, [StopMotors("stop", ctx), WhileOrientation("if on a side", react, ctx, sides, 1), waiting,
-                       *_emotion(ctx, spec)])
+                       *emotion_nodes(ctx, spec)])
 
 
 #: The three off-its-treads classes and what they read.

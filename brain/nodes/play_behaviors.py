@@ -32,8 +32,8 @@ from driver.events import EVENT_KINDS
 from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import RobotStatus
 
-from .actions import ContextBehaviour, FireEmotionEvent, PlayAnimationTrigger, _cancel, _stop_wheels, wheel_mark
-from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, triggers_param
+from .actions import ContextBehaviour, PlayAnimationTrigger, _cancel, _stop_wheels, wheel_mark
+from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
 from .params import Param
 
 __all__ = ["ANSWER_KINDS", "LEG_DRAWS", "PLAY_CLASSES", "Explore", "WaitForAnswer"]
@@ -189,11 +189,6 @@ class Explore(ContextBehaviour):
         self._turn, self._drive_until = None, None
 
 
-def _emotion(ctx: BrainContext, spec: BehaviorSpec, key: str) -> list[Behaviour]:
-    name = spec.value(key)
-    return [FireEmotionEvent(f"emotion {name}", ctx, name)] if name else []
-
-
 def _plays(ctx: BrainContext, spec: BehaviorSpec, key: str) -> list[Behaviour]:
     return [PlayAnimationTrigger(t, ctx, t) for t in spec.value(key)]
 
@@ -203,23 +198,23 @@ def request_to_play(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     answered = SequenceNode("answered", memory=True, children=[
         *_plays(ctx, spec, "animTriggers"),
         WaitForAnswer("wait for an answer", ctx, spec.value("answeredBy"), spec.value("waitForAnswer_s")),
-        *_emotion(ctx, spec, "acceptEmotionEvent"),
+        *emotion_nodes(ctx, spec, "acceptEmotionEvent"),
         *_plays(ctx, spec, "acceptAnimTrigger"),
     ])
     ignored = SequenceNode("ignored", memory=True, children=[
-        *_emotion(ctx, spec, "denyEmotionEvent"),
+        *emotion_nodes(ctx, spec, "denyEmotionEvent"),
         *_plays(ctx, spec, "denyAnimTrigger"),
     ])
     chooser = Selector("answer", memory=True, children=[answered, ignored])
     return SequenceNode(spec.behavior_id, memory=True,
-                        children=[chooser, *_emotion(ctx, spec, "finalEmotionEvent")])
+                        children=[chooser, *emotion_nodes(ctx, spec, "finalEmotionEvent")])
 
 
 def explore(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """Explore: short drives about the table for ``duration_s``, then its emotion event."""
     node = Explore("drives", ctx, spec.value("duration_s"), spec.value("turn_deg"), spec.value("drive_mm"),
                    spec.value("speed_mmps"), spec.value("pause_s"), spec.value("edgeClearance_mm"))
-    return SequenceNode(spec.behavior_id, memory=True, children=[node, *_emotion(ctx, spec, "finalEmotionEvent")])
+    return SequenceNode(spec.behavior_id, memory=True, children=[node, *emotion_nodes(ctx, spec, "finalEmotionEvent")])
 
 
 PLAY_CLASSES: tuple[BehaviorClass, ...] = (
