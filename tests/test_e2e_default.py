@@ -179,7 +179,7 @@ def test_long_quiet_puts_it_to_sleep_in_real_time(tmp_path: Path) -> None:
         f"extends: {DEFAULT}\n"
         "name: drowsy\n"
         "parameters: {bored_after_s: 3}\n"
-        "arousal: {sleepy_after_s: 3}\n"
+        "arousal: {sleepy_after_s: 3, rest_rate: 0.01}\n"  # rests slowly: still asleep at the end
         "mood:\n"
         "  initial: {Excited: 0.11}\n")
 
@@ -203,7 +203,7 @@ def test_long_quiet_puts_it_to_sleep_in_real_time(tmp_path: Path) -> None:
             except AssertionError:
                 pass  # the assertion below says what the face showed
             # the sleep reached the robot: the get-in animation, the head lowered, and the asleep face
-            assert sim.body.head.position < math.radians(-10.0)
+            assert sim.body.head.position < math.radians(-10.0), world.text
             assert world.messages("StartAnimation", after=asleep_at - 0.5)  # the get-in
             asleep = dim_face()
             assert max(asleep) < 0.5 * float(np.median(awake)), (awake[-10:], asleep)
