@@ -10,14 +10,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Generator
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .samples import RobotStateSample
 
-if TYPE_CHECKING:
-    from .robot import Robot
+__all__ = ["Action", "ActionCancelled", "ActionFailed", "ActionOwner", "ActionState", "ActionTimeout"]
 
-__all__ = ["Action", "ActionCancelled", "ActionFailed", "ActionState", "ActionTimeout"]
+
+class ActionOwner(Protocol):
+    """What an action needs of the robot that started it: to be forgotten once it is over."""
+
+    def _forget(self, action: Action) -> None: ...
 
 
 class ActionFailed(Exception):
@@ -49,7 +52,7 @@ class Action:
     timeout, on cancel, or when another command takes over the same motor.
     """
 
-    def __init__(self, robot: Robot, kind: str, action_id: int | None, timeout: float,
+    def __init__(self, robot: ActionOwner, kind: str, action_id: int | None, timeout: float,
                  is_finished: Callable[[RobotStateSample], bool]) -> None:
         loop = asyncio.get_running_loop()
         self.robot = robot

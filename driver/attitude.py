@@ -44,6 +44,7 @@ import math
 from dataclasses import dataclass, field
 
 from . import events as ev
+from .hardware import TRACK_MM
 from .samples import RobotStateSample, RobotStatus
 
 __all__ = [
@@ -113,7 +114,7 @@ class AttitudeConfig:
     push_turn_deg_s: float = 10.0
     push_rate_mismatch_radps: float = 0.2
     push_count: int = 10
-    push_wheel_base_mm: float = 46.0
+    push_wheel_base_mm: float = TRACK_MM
 
 
 def head_to_body(v: Vector, head_angle_rad: float) -> Vector:

@@ -24,7 +24,7 @@ from .attitude import Attitude
 from .link import Address, Link, LinkError, LinkState, Role
 from .protocol import messages as m
 from .samples import RobotStateSample
-from .startup import StartUp, StartUpFailed
+from .startup import RobotInfo, StartUp, StartUpFailed
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -63,10 +63,9 @@ class RobotConnection:
     _closed: bool
     _resume: asyncio.Task[None] | None
 
-    if TYPE_CHECKING:
-        from .robot import RobotInfo
+    info: RobotInfo
 
-        info: RobotInfo
+    if TYPE_CHECKING:
 
         def _emit(self, event: ev.RobotEvent) -> None: ...
         def _on_packet(self, raw: RawPacket) -> None: ...

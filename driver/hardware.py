@@ -1,14 +1,124 @@
-"""The robot's physical facts that more than one part of the project needs, each with its source.
+"""The robot's physical facts, in one place, each with its source.
 
-The simulator's body, the robot mirror and the brain's behaviours read these rather than
-keeping their own copies, so a correction lands everywhere at once.
+The robot mirror (:mod:`driver.robot`), the animation timeline, vision's geometry, the simulator's
+body and camera, and the brain's behaviours all read these rather than keeping their own copies,
+so a correction lands everywhere at once. Sources are those of ``shared/reference/hardware.md``
+(§1 physical limits, §2 sensors and camera): VC-cfg is the robot's own configuration header in
+Anki's engine, SDK the Cozmo SDK, PC PyCozmo 0.8.0, CS-D the engine's slip detector.
+
+Pure data: numbers and one small dataclass, no behaviour.
 """
 
 from __future__ import annotations
 
-__all__ = ["CLIFF_SENSOR_AHEAD_MM"]
+import math
+from dataclasses import dataclass
+
+__all__ = [
+    "CAMERA_FPS",
+    "CAMERA_IN_HEAD_MM",
+    "CLIFF_SENSOR_AHEAD_MM",
+    "DISPLAY_BLANK_AFTER_S",
+    "HEAD_MAX_DEG",
+    "HEAD_MAX_RAD",
+    "HEAD_MIN_DEG",
+    "HEAD_MIN_RAD",
+    "LIFT_ARM_MM",
+    "LIFT_MAX_MM",
+    "LIFT_MIN_MM",
+    "LIFT_PIVOT_MM",
+    "MAX_WHEEL_SPEED_MMPS",
+    "NECK_MM",
+    "QVGA",
+    "ROBOT_STATE_PERIOD_S",
+    "TRACK_MM",
+    "WHEEL_DIAMETER_MM",
+    "CameraIntrinsics",
+]
+
+# -- head and lift (hardware.md §1; SDK, PC robot.py, VC-cfg)
+
+#: The head's range (degrees; positive = up). The firmware's own config says −24.5 … 45; the SDK,
+#: PyCozmo and the app clamp to these, and a real head's low stop reads −0.436 rad.
+HEAD_MIN_DEG = -25.0
+HEAD_MAX_DEG = 44.5
+HEAD_MIN_RAD = math.radians(HEAD_MIN_DEG)
+HEAD_MAX_RAD = math.radians(HEAD_MAX_DEG)
+
+#: The lift's range (mm above the ground at its end): 32 rests it down (low dock), 92 carries.
+LIFT_MIN_MM = 32.0
+LIFT_MAX_MM = 92.0
+#: The lift is an arm of LIFT_ARM_MM on a pivot LIFT_PIVOT_MM above the ground: the robot reports
+#: the arm's angle, and its end is LIFT_PIVOT_MM + LIFT_ARM_MM * sin(angle) high (VC-cfg).
+LIFT_PIVOT_MM = 45.0
+LIFT_ARM_MM = 66.0
+
+# -- wheels (hardware.md §1; VC-cfg, CS-D §4)
+
+#: Distance between the treads' centres (mm): what turns wheel speeds into a turn rate. PyCozmo
+#: uses 45; the robot's config and the engine's slip detector use 46.
+TRACK_MM = 46.0
+#: Wheel diameter (mm).
+WHEEL_DIAMETER_MM = 29.0
+#: The firmware's cap on a wheel's speed (mm/s); the SDK treats 200 as the useful maximum.
+MAX_WHEEL_SPEED_MMPS = 220.0
+
+# -- sensors and timing
 
 #: How far ahead of the robot's origin (between the front wheels' axle) its one cliff sensor, at
 #: the front underside, looks at the floor (mm). Cozmo has a single live cliff sensor
-#: (shared/reference/hardware.md, "Cliff"); the offset is the sensor's place under the front lip.
+#: (hardware.md, "Cliff"); the offset is the sensor's place under the front lip.
 CLIFF_SENSOR_AHEAD_MM = 30.0
+
+#: The robot reports its state every 6 ticks of its 200 Hz control loop (s; VC-cfg, and robot
+#: timestamps step by exactly 30 ms in real captures).
+ROBOT_STATE_PERIOD_S = 0.030
+
+#: The robot blanks its screen when no face image came for this long (s; hardware.md §4, the
+#: engine's 30 s clamp and PyCozmo's animation controller).
+DISPLAY_BLANK_AFTER_S = 30.0
+
+# -- the head's geometry and the camera (hardware.md §2; SDK CameraConfig)
+
+#: The head's pivot (mm) in the robot frame (x forward, y left, z up, origin between the front
+#: wheels on the ground).
+NECK_MM = (-13.0, 0.0, 49.0)
+#: The camera (mm) in the head frame, relative to the pivot (x forward, z up): it tilts with the head.
+CAMERA_IN_HEAD_MM = (17.52, 0.0, -8.0)
+#: Camera frames a second when streaming QVGA grey (hardware.md "Camera": 14.99 fps measured).
+CAMERA_FPS = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class CameraIntrinsics:
+    """A pinhole camera: focal lengths and optical centre in pixels, for one image size.
+
+    The defaults are a typical Cozmo's at QVGA (the SDK's ``CameraConfig``); each robot has its
+    own factory calibration, which can be given instead and scaled to other resolutions.
+    """
+
+    fx: float = 288.87
+    fy: float = 288.36
+    cx: float = 155.11
+    cy: float = 111.40
+    width: int = 320
+    height: int = 240
+
+    def scaled(self, width: int, height: int) -> CameraIntrinsics:
+        """The same camera at another resolution (x values scale with width, y with height)."""
+        sx, sy = width / self.width, height / self.height
+        return CameraIntrinsics(self.fx * sx, self.fy * sy, self.cx * sx, self.cy * sy, width, height)
+
+    @property
+    def hfov_deg(self) -> float:
+        """Horizontal field of view (degrees)."""
+        return math.degrees(2 * math.atan(self.width / (2 * self.fx)))
+
+    @property
+    def vfov_deg(self) -> float:
+        """Vertical field of view (degrees)."""
+        return math.degrees(2 * math.atan(self.height / (2 * self.fy)))
+
+
+#: A typical Cozmo's camera at the resolution it streams (320 × 240).
+QVGA = CameraIntrinsics()

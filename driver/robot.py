@@ -23,19 +23,19 @@ import json
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
 from .attitude import Attitude, describe
 from .connection import RobotConnection, RobotError
+from .hardware import HEAD_MAX_RAD, HEAD_MIN_RAD, LIFT_MAX_MM, LIFT_MIN_MM
 from .link import Address, Link, LinkStats
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
 from .protocol.linkstate import Backoff
 from .samples import RobotStateSample, RobotStatus, state_from_message
-from .startup import StartUp
+from .startup import RobotInfo, StartUp
 
 if TYPE_CHECKING:  # the vision block at the end imports driver.vision only when it is used
     from .vision import Vision, VisionConfig
@@ -45,23 +45,8 @@ log = logging.getLogger(__name__)
 __all__ = ["Action", "ActionCancelled", "ActionFailed", "ActionTimeout", "Robot", "RobotError", "RobotInfo"]
 
 DEFAULT_ADDRESS: Address = ("172.31.1.1", 5551)
-HEAD_MIN_RAD = math.radians(-25.0)
-HEAD_MAX_RAD = math.radians(44.5)
-LIFT_MIN_MM = 32.0
-LIFT_MAX_MM = 92.0
 FACTORY_FIRMWARE = {10501, 10502, 10700}
 TARGET_FIRMWARE = 2381
-
-
-@dataclass
-class RobotInfo:
-    """What the robot told us about itself at start-up."""
-
-    serial_number: int = 0
-    firmware_version: int = 0
-    firmware: dict[str, Any] | None = None
-    body_hw_version: int = 0
-    body_color: int = -1
 
 
 EventListener = Callable[[ev.RobotEvent], None]

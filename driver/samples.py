@@ -12,15 +12,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .hardware import LIFT_ARM_MM, LIFT_PIVOT_MM
 from .protocol.table import RobotStatusFlag
 
 #: RobotState.status bits, from the message table (the one place they are written down).
 RobotStatus = RobotStatusFlag
 
-#: The lift is an arm of LIFT_ARM_MM on a pivot LIFT_PIVOT_MM above the ground: the robot reports
-#: the arm's angle, and the height of the lift's end is LIFT_PIVOT_MM + LIFT_ARM_MM * sin(angle).
-LIFT_PIVOT_MM = 45.0
-LIFT_ARM_MM = 66.0
 
 
 def lift_height_mm(angle_rad: float) -> float:

@@ -11,11 +11,23 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .protocol import messages as m
 
-__all__ = ["StartUp", "StartUpFailed"]
+__all__ = ["RobotInfo", "StartUp", "StartUpFailed"]
+
+
+@dataclass
+class RobotInfo:
+    """What the robot told us about itself at start-up."""
+
+    serial_number: int = 0
+    firmware_version: int = 0
+    firmware: dict[str, Any] | None = None
+    body_hw_version: int = 0
+    body_color: int = -1
 
 
 class StartUpFailed(Exception):

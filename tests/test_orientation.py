@@ -70,10 +70,10 @@ def test_the_simulated_imu_is_in_the_head() -> None:
     assert body.gyro() == pytest.approx((0.0, -2.0, 0.0))  # raising the head turns it nose-up
     body.step(1.0)
     assert body.accel() == pytest.approx((G * math.sin(math.radians(44.5)), 0.0, G * math.cos(math.radians(44.5))))
-    body.drive(-45.0, 45.0)
+    body.drive(-46.0, 46.0)
     body.step(0.2)
     gx, gy, gz = body.gyro()
-    assert math.hypot(gx, gz) == pytest.approx(2.0) and gy == 0.0  # 90 mm/s over the 45 mm track
+    assert math.hypot(gx, gz) == pytest.approx(2.0) and gy == 0.0  # 92 mm/s over the 46 mm track
     assert (gx, gz) == pytest.approx((2.0 * math.sin(math.radians(44.5)), 2.0 * math.cos(math.radians(44.5))))
     body.set_orientation("on_back")
     body.step(0.03)

@@ -25,6 +25,7 @@ from py_trees.behaviour import Behaviour
 from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
+from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MIN_MM
 
 from .actions import (
     BackpackLights,
@@ -137,7 +138,7 @@ def react_to_put_down(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
 
 def react_to_on_charger(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """ReactToOnCharger: play the placed-on-charger reaction, settle the lift, calm lights."""
-    return _seq(spec, [*_plays(ctx, spec), SetLiftHeight("lift down", ctx, 32.0),
+    return _seq(spec, [*_plays(ctx, spec), SetLiftHeight("lift down", ctx, LIFT_MIN_MM),
                        BackpackLights("calm lights", ctx, pattern="calm"), *emotion_nodes(ctx, spec)])
 
 
@@ -146,7 +147,7 @@ def drive_off_charger(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     distance = 80.0 + spec.value("extraDistanceToDrive_mm")
     speed = 60.0
     children: list[Behaviour] = _plays(ctx, spec)
-    children += [SetLiftHeight("lift down", ctx, 32.0), Drive("drive off", ctx, speed, speed, distance / speed),
+    children += [SetLiftHeight("lift down", ctx, LIFT_MIN_MM), Drive("drive off", ctx, speed, speed, distance / speed),
                  *emotion_nodes(ctx, spec)]
     return _seq(spec, children)
 
@@ -211,7 +212,7 @@ _CLASSES: tuple[BehaviorClass, ...] = (
     BehaviorClass("LookAround", look_around, "random head and body glances for `duration_s`",
                   {"duration_s": Param("number", default=10.0, minimum=0.0, doc="how long it looks around (s)",
                                        aliases=("seconds", "duration")),
-                   "endHeadAngle_deg": Param("number", default=12.0, minimum=-25.0, maximum=44.5,
+                   "endHeadAngle_deg": Param("number", default=12.0, minimum=HEAD_MIN_DEG, maximum=HEAD_MAX_DEG,
                                              doc="where the head rests afterwards (°): up, where faces are"),
                    **_FINAL}),
     BehaviorClass("ReactToPoke", react_to_poke, "plays `ReactToPokeReaction` or `ReactToPokeStartled`",

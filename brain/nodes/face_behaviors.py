@@ -24,6 +24,7 @@ from py_trees.composites import Selector
 from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
+from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG
 
 from .actions import ContextBehaviour, Drive, PlayAnimationTrigger, RandomWait
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
@@ -174,8 +175,9 @@ _FIND_FACES: dict[str, Param] = {
     "s2_WaitAnimTrigger": triggers_param(("LookInPlaceForFacesBodyPause",), "played in the pauses"),
     "s3_BodyAngleRangeMin_deg": _n(5.0, "first turn on, smallest (°)"),
     "s3_BodyAngleRangeMax_deg": _n(25.0, "first turn on, largest (°)"),
-    "s4_HeadAngleRangeMin_deg": _n(20.0, "head heights tried, lowest (°)", -25.0, 44.5),
-    "s4_HeadAngleRangeMax_deg": _n(45.0, "head heights tried, highest (°)", -25.0, 45.0),
+    "s4_HeadAngleRangeMin_deg": _n(20.0, "head heights tried, lowest (°)", HEAD_MIN_DEG, HEAD_MAX_DEG),
+    "s4_HeadAngleRangeMax_deg": _n(45.0, "head heights tried, highest (°)", HEAD_MIN_DEG,
+                                   45.0),  # the app's files ask for 45: the head stops at its limit
     "s4_HeadAngleChangesMin": _i(2, "head moves in place, fewest"),
     "s4_HeadAngleChangesMax": _i(3, "head moves in place, most"),
     "s6_BodyAngleRangeMin_deg": _n(30.0, "second turn on, smallest (°)"),

@@ -21,6 +21,7 @@ from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 from driver.events import EVENT_KINDS
+from driver.hardware import HEAD_MIN_DEG, LIFT_MIN_MM
 
 from .actions import BackpackLights, ContextBehaviour, FireEmotionEvent, _cancel
 from .behavior_class import EMOTION_EVENT, TRIGGER_ALIASES, BehaviorClass, BehaviorSpec
@@ -58,7 +59,7 @@ SLEEPER_PARAMS: dict[str, Param] = {
 #: The sleeping loop starts again at most this often (s).
 LOOP_MIN_S = 1.0
 #: The head's angle while asleep (all the way down) and while it lifts its head to look (degrees).
-SLEEP_HEAD_DEG = -25.0
+SLEEP_HEAD_DEG = HEAD_MIN_DEG
 PEEK_HEAD_DEG = 15.0
 
 
@@ -152,7 +153,7 @@ class SleepUntilWoken(ContextBehaviour):
         if robot is not None:
             try:
                 robot.set_head_angle(math.radians(SLEEP_HEAD_DEG))
-                robot.set_lift_height(32.0)
+                robot.set_lift_height(LIFT_MIN_MM)
                 BackpackLights("sleep", self.ctx, pattern="sleep").update()
             except Exception as exc:
                 log.debug("%s: could not settle the robot (%s)", self.name, exc)

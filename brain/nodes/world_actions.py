@@ -23,8 +23,7 @@ from py_trees.common import Status
 
 from brain.context import BrainContext
 from brain.world import Face
-from driver.robot import HEAD_MAX_RAD, HEAD_MIN_RAD
-from driver.vision.geometry import NECK_MM
+from driver.hardware import HEAD_MAX_RAD, HEAD_MIN_RAD, NECK_MM
 
 from .actions import ContextBehaviour, _cancel, _stop_wheels, wheel_mark
 from .decorators import Explained

@@ -89,6 +89,7 @@ import numpy as np
 
 from .. import events as ev
 from ..clocked import AnimationTarget
+from ..hardware import DISPLAY_BLANK_AFTER_S
 from ..protocol import messages as m
 from ..robot import RobotError
 from . import face as facemod
@@ -113,7 +114,7 @@ __all__ = [
 ]
 
 #: Resend the face image at least this often: the robot blanks its screen after 30 s without one.
-DISPLAY_REFRESH_S = 25.0
+DISPLAY_REFRESH_S = DISPLAY_BLANK_AFTER_S - 5.0
 #: How long to wait for AnimationEnded after EndAnimation before completing a playback anyway.
 END_TIMEOUT_S = 1.0
 #: With release="thread", each frame is prepared this long before its time: room for the loop

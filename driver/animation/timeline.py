@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM
 from ..protocol import messages as m
 from . import face as facemod
 from .clip import BackpackLights, BodyMotion, Clip, RobotAudio
@@ -48,10 +49,6 @@ __all__ = [
 FPS = 30
 FRAME_S = 1.0 / FPS
 FRAME_MS = 1000.0 / FPS
-HEAD_MIN_DEG = -25.0
-HEAD_MAX_DEG = 44.5
-LIFT_MIN_MM = 32.0
-LIFT_MAX_MM = 92.0
 #: AnimBody's radius for driving straight (and for a stop).
 STRAIGHT = 0x7FFF
 #: AnimHead/AnimLift carry their duration in a byte; longer moves go out as chunks of 7 frames.

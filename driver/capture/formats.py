@@ -24,9 +24,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+
+from .items import FROM_ROBOT, ROBOT_PORT, TO_ROBOT, Datagram, Item, Skipped, Unreadable
+from .pcap import PCAP_MAGICS, PCAPNG_MAGIC, parse_pcap, parse_pcapng
 
 __all__ = [
     "FROM_ROBOT",
@@ -44,12 +46,6 @@ __all__ = [
     "read_capture",
 ]
 
-#: Direction of a datagram sent by the engine (the app, PyCozmo, cozmo-brain) to the robot.
-TO_ROBOT = "to_robot"
-#: Direction of a datagram sent by the robot.
-FROM_ROBOT = "from_robot"
-#: The robot's UDP port.
-ROBOT_PORT = 5551
 #: The ``format`` value of a recording's header line, and the version this code writes.
 RECORDING_FORMAT = "cozmo-brain capture"
 RECORDING_VERSION = 1
@@ -62,40 +58,6 @@ _HEX_LINE = re.compile(r"^(\S+)\s+(TX|RX)\s+([0-9A-Fa-f]{2}(?:\s+[0-9A-Fa-f]{2})
 _ISO = re.compile(
     r"^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?$"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Datagram:
-    """One UDP datagram of a capture.
-
-    ``t`` is in seconds: UNIX time when the format gives a wall-clock time, else seconds from the
-    capture's own origin. ``where`` says where it was read (``file:line`` or ``file#packet``).
-    """
-
-    t: float
-    direction: str
-    data: bytes
-    where: str
-
-
-@dataclass(frozen=True, slots=True)
-class Unreadable:
-    """A line or record of a capture that could not be read, and why (shown, never fatal)."""
-
-    where: str
-    reason: str
-    t: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Skipped:
-    """A captured packet that is not Cozmo traffic (another protocol or port); counted, not shown."""
-
-    where: str
-    reason: str
-
-
-Item = Datagram | Unreadable | Skipped
 
 
 def parse_iso_time(text: str) -> float:
@@ -120,8 +82,6 @@ def parse_iso_time(text: str) -> float:
 
 def detect_format(head: bytes) -> str:
     """``pcap``, ``pcapng`` or ``text`` from a file's first bytes."""
-    from .pcap import PCAP_MAGICS, PCAPNG_MAGIC
-
     if head[:4] in PCAP_MAGICS:
         return "pcap"
     if head[:4] == PCAPNG_MAGIC:
@@ -200,8 +160,6 @@ def read_capture(path: str | Path, *, robot_port: int = ROBOT_PORT) -> Iterator[
     An unreadable file raises OSError; anything wrong inside it is yielded as :class:`Unreadable`.
     ``robot_port`` tells the robot's side of the UDP traffic in pcap files.
     """
-    from .pcap import parse_pcap, parse_pcapng
-
     source = Path(path)
     data = source.read_bytes()
     kind = detect_format(data[:4])

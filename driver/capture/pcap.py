@@ -7,9 +7,9 @@ Linux cooked captures v1 and v2, BSD loopback, raw IP) and IPv4, and keeps the U
 or from the robot's port: to the port is the engine's, from it the robot's.
 
 Other traffic (ARP, DHCP, other ports, IPv6) is reported as
-:class:`~driver.capture.formats.Skipped`; records that
+:class:`~driver.capture.items.Skipped`; records that
 cannot be read (cut short by the snap length, IP fragments, a link type not listed above, a
-damaged file) as :class:`~driver.capture.formats.Unreadable`. Pure: bytes in, items out.
+damaged file) as :class:`~driver.capture.items.Unreadable`. Pure: bytes in, items out.
 
 File layouts (both little- and big-endian files are read):
 
@@ -28,7 +28,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .formats import FROM_ROBOT, ROBOT_PORT, TO_ROBOT, Datagram, Item, Skipped, Unreadable
+from .items import FROM_ROBOT, ROBOT_PORT, TO_ROBOT, Datagram, Item, Skipped, Unreadable
 
 __all__ = ["PCAPNG_MAGIC", "PCAP_MAGICS", "parse_pcap", "parse_pcapng", "udp_datagram"]
 

@@ -24,16 +24,19 @@ from dataclasses import dataclass, field
 
 from ..attitude import GRAVITY_MMPS2, Vector
 from ..events import ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, UPRIGHT
-from ..hardware import CLIFF_SENSOR_AHEAD_MM
+from ..hardware import (
+    CLIFF_SENSOR_AHEAD_MM,
+    HEAD_MAX_RAD,
+    HEAD_MIN_RAD,
+    LIFT_ARM_MM,
+    LIFT_MAX_MM,
+    LIFT_MIN_MM,
+    LIFT_PIVOT_MM,
+    MAX_WHEEL_SPEED_MMPS,
+    TRACK_MM,
+)
 from ..protocol.table import RobotStatusFlag
-from ..samples import LIFT_ARM_MM, LIFT_PIVOT_MM
 
-HEAD_MIN_RAD = math.radians(-25.0)
-HEAD_MAX_RAD = math.radians(44.5)
-LIFT_MIN_MM = 32.0
-LIFT_MAX_MM = 92.0
-WHEEL_MAX_MMPS = 200.0
-TRACK_MM = 45.0
 HEAD_TOLERANCE_RAD = math.radians(1.0)
 LIFT_TOLERANCE_MM = 1.0
 #: Pitch of the body (degrees, nose up) when it lies on its back (propped up by the lift) or on its face.
@@ -214,11 +217,11 @@ class Body:
     # ---------------------------------------------------------------- commands
 
     def drive(self, left: float, right: float, accel: float = 0.0) -> None:
-        """Set wheel speeds in mm/s (clamped to ±200); cancels a turn or path in progress."""
+        """Set wheel speeds in mm/s (clamped to the firmware's cap); cancels a turn or path in progress."""
         self.turn_target = None
         self.path_active = False
-        self.left_cmd = clamp(left, -WHEEL_MAX_MMPS, WHEEL_MAX_MMPS)
-        self.right_cmd = clamp(right, -WHEEL_MAX_MMPS, WHEEL_MAX_MMPS)
+        self.left_cmd = clamp(left, -MAX_WHEEL_SPEED_MMPS, MAX_WHEEL_SPEED_MMPS)
+        self.right_cmd = clamp(right, -MAX_WHEEL_SPEED_MMPS, MAX_WHEEL_SPEED_MMPS)
         self.wheel_accel = accel if accel > 0 else 1000.0
 
     def turn_in_place(self, angle: float, speed: float, tolerance: float, absolute: bool,
@@ -372,7 +375,7 @@ class Body:
             if not done:
                 heading = math.atan2(dy, dx)
                 err = wrap_angle(heading - self.angle_rad)
-                speed = min(abs(seg.speed) or 100.0, dist / dt if dt else 100.0, WHEEL_MAX_MMPS)
+                speed = min(abs(seg.speed) or 100.0, dist / dt if dt else 100.0, MAX_WHEEL_SPEED_MMPS)
                 w = clamp(4.0 * err, -3.0, 3.0)
                 v = speed * max(0.0, math.cos(err))
                 self.left_cmd = v - w * TRACK_MM / 2

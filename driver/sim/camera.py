@@ -1,9 +1,10 @@
 """The simulated robot's camera: a pinhole camera in the head, drawing the room and what is in it.
 
-Geometry follows Cozmo's: the head pivots at (−13, 0, 49) mm from the robot origin, the camera
-sits 17.52 mm in front of and 8 mm below the pivot and tilts with the head angle (positive =
-up); QVGA intrinsics fx 288.87, fy 288.36, centre (155.11, 111.40) px, lens distortion left
-out (other resolutions scale these). World frame: x forward and y left of where the robot
+Geometry is Cozmo's, from :mod:`driver.hardware` (the same numbers vision uses to turn pixels
+back into directions): the head pivots at ``NECK_MM`` from the robot origin, the camera sits at
+``CAMERA_IN_HEAD_MM`` from the pivot and tilts with the head angle (positive = up), and its
+intrinsics are a typical Cozmo's at QVGA (``QVGA``), lens distortion left out (other
+resolutions scale these). World frame: x forward and y left of where the robot
 started, z up, millimetres; image: u to the right, v down.
 
 The room is a 4 m × 4 m box with a wooden floor, painted walls with a skirting board, a door
@@ -22,34 +23,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..hardware import CAMERA_IN_HEAD_MM, NECK_MM, QVGA, CameraIntrinsics
 from .room import Drawable, Photo, PhotoLibrary
 
-NECK_X_MM, NECK_Z_MM = -13.0, 49.0
-CAMERA_IN_HEAD_MM = (17.52, -8.0)  # forward of and below the neck, in the head frame
 ROOM_HALF_MM = 2000.0
 CEILING_MM = 2400.0
 LAMP_MM = (300.0, -200.0, 2350.0)
-
-
-@dataclass(frozen=True)
-class Intrinsics:
-    """Pinhole intrinsics in pixels for a width×height image."""
-
-    fx: float
-    fy: float
-    cx: float
-    cy: float
-    width: int
-    height: int
-
-    def scaled(self, width: int, height: int) -> Intrinsics:
-        """The same camera at another resolution (fx, cx scale with width; fy, cy with height)."""
-        sx, sy = width / self.width, height / self.height
-        return Intrinsics(self.fx * sx, self.fy * sy, self.cx * sx, self.cy * sy, width, height)
-
-
-#: A typical Cozmo calibration at QVGA (the Cozmo SDK's CameraConfig documentation).
-QVGA = Intrinsics(288.87, 288.36, 155.11, 111.40, 320, 240)
 
 
 @dataclass(frozen=True)
@@ -67,9 +46,9 @@ class CameraPose:
                    pitch_rad: float = 0.0) -> CameraPose:
         """The camera of a robot at (x, y, heading) with its head at ``head_rad`` (body pitch adds to the tilt)."""
         tilt = head_rad + pitch_rad
-        fwd, down = CAMERA_IN_HEAD_MM
-        dx = NECK_X_MM + fwd * math.cos(tilt) - down * math.sin(tilt)
-        dz = NECK_Z_MM + fwd * math.sin(tilt) + down * math.cos(tilt)
+        fwd, _, up = CAMERA_IN_HEAD_MM
+        dx = NECK_MM[0] + fwd * math.cos(tilt) - up * math.sin(tilt)
+        dz = NECK_MM[2] + fwd * math.sin(tilt) + up * math.cos(tilt)
         c, s = math.cos(heading_rad), math.sin(heading_rad)
         return CameraPose(x_mm + dx * c, y_mm + dx * s, z_mm + dz, heading_rad, tilt)
 
@@ -85,7 +64,7 @@ class CameraPose:
                 round(self.heading_rad, 4), round(self.tilt_rad, 4))
 
 
-def project(pose: CameraPose, intr: Intrinsics, point: tuple[float, float, float]) -> tuple[float, float, float]:
+def project(pose: CameraPose, intr: CameraIntrinsics, point: tuple[float, float, float]) -> tuple[float, float, float]:
     """Room point → (u, v, depth mm); depth ≤ 0 means behind the camera."""
     d = np.array(point) - (pose.x_mm, pose.y_mm, pose.z_mm)
     xr, yd, zf = pose.basis() @ d
@@ -110,7 +89,7 @@ _FLOOR, _WALL, _SKIRTING, _DOOR, _WINDOW, _CEILING = range(6)
 class Renderer:
     """Draws frames for one resolution; keeps the room's shading for the last pose and a noise bank."""
 
-    def __init__(self, intrinsics: Intrinsics = QVGA, *, seed: int = 0, noise: bool = True) -> None:
+    def __init__(self, intrinsics: CameraIntrinsics = QVGA, *, seed: int = 0, noise: bool = True) -> None:
         self.intr = intrinsics
         self.noise = noise
         self._rng = np.random.default_rng(seed)
@@ -292,4 +271,4 @@ class Renderer:
         return bank
 
 
-__all__ = ["QVGA", "CameraPose", "Intrinsics", "Renderer", "project"]
+__all__ = ["QVGA", "CameraPose", "Renderer", "project"]

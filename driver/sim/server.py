@@ -32,11 +32,12 @@ from typing import Any
 import numpy as np
 
 from ..animation.audio import AudioSink, mulaw_decode
+from ..hardware import ROBOT_STATE_PERIOD_S, TRACK_MM
 from ..link import Link, LinkState, Role
 from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
 from ..samples import lift_angle_rad
-from .body import TRACK_MM, Body, PathSegment, Status, Table, clamp
+from .body import Body, PathSegment, Status, Table, clamp
 from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .faults import NetworkFaults
 from .room import ROOM_EVENTS, Room
@@ -45,7 +46,6 @@ from .world import WorldEvents
 
 log = logging.getLogger(__name__)
 
-STATE_PERIOD_S = 0.030
 FIRMWARE_VERSION = 2381
 
 
@@ -94,7 +94,7 @@ class SimulatedCozmo(WorldEvents):
         record_limit: int = 50_000,
         serial_number: int = 0x45A1B2C3,
         firmware_version: int = FIRMWARE_VERSION,
-        state_period: float = STATE_PERIOD_S,
+        state_period: float = ROBOT_STATE_PERIOD_S,
         engine_timeout: float = 5.0,
         audio_out: AudioSink | None = None,
         play_audio: bool = False,

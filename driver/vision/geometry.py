@@ -6,11 +6,11 @@ the body pose of its capture time, and a pixel turns into a ray in the robot's f
 y left, z up, origin between the wheels on the ground) with the camera's pinhole model and the
 head's geometry:
 
-* intrinsics: a typical Cozmo at QVGA has focal lengths ≈ (288.87, 288.36) px and the optical
-  centre at ≈ (155.11, 111.40) (Cozmo SDK ``CameraConfig``); each robot has its own factory
-  calibration, which :class:`CameraIntrinsics` can take instead, scaled to other resolutions;
-* head: it pivots at (−13, 0, 49) mm from the robot's origin; the camera sits 17.52 mm forward
-  and 8 mm below the pivot in the head's frame and tilts with the head angle (positive = up).
+* intrinsics: :class:`~driver.hardware.CameraIntrinsics`, a typical Cozmo's at QVGA unless a
+  robot's own factory calibration is given, scaled to other resolutions;
+* head: it pivots at :data:`~driver.hardware.NECK_MM` from the robot's origin; the camera sits
+  :data:`~driver.hardware.CAMERA_IN_HEAD_MM` from the pivot in the head's frame and tilts with
+  the head angle (positive = up).
 
 A face's distance follows Anki's engine: faces are about 62 mm between the eyes, and without eye
 landmarks the eyes sit at ±¼ of the face box's width, so the box is taken as 124 mm wide.
@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+
+from ..hardware import CAMERA_IN_HEAD_MM, NECK_MM, CameraIntrinsics
 
 __all__ = [
     "CAMERA_IN_HEAD_MM",
@@ -41,39 +43,8 @@ __all__ = [
     "view_shift",
 ]
 
-#: The head's pivot (mm) in the robot frame.
-NECK_MM = (-13.0, 0.0, 49.0)
-#: The camera (mm) in the head frame, relative to the pivot (x forward, z up).
-CAMERA_IN_HEAD_MM = (17.52, 0.0, -8.0)
 #: Width of a face box (mm): twice the assumed 62 mm between the eyes (Anki's engine).
 FACE_WIDTH_MM = 124.0
-
-
-@dataclass(frozen=True, slots=True)
-class CameraIntrinsics:
-    """A pinhole camera: focal lengths and optical centre in pixels, for one image size."""
-
-    fx: float = 288.87
-    fy: float = 288.36
-    cx: float = 155.11
-    cy: float = 111.40
-    width: int = 320
-    height: int = 240
-
-    def scaled(self, width: int, height: int) -> CameraIntrinsics:
-        """The same camera at another resolution (x values scale with width, y with height)."""
-        sx, sy = width / self.width, height / self.height
-        return CameraIntrinsics(self.fx * sx, self.fy * sy, self.cx * sx, self.cy * sy, width, height)
-
-    @property
-    def hfov_deg(self) -> float:
-        """Horizontal field of view (degrees)."""
-        return math.degrees(2 * math.atan(self.width / (2 * self.fx)))
-
-    @property
-    def vfov_deg(self) -> float:
-        """Vertical field of view (degrees)."""
-        return math.degrees(2 * math.atan(self.height / (2 * self.fy)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,66 @@
+"""The robot's physical facts, read from one place by the simulator, the driver and vision alike.
+
+Each test pins a fact of ``shared/reference/hardware.md`` where two parts of the project meet: what
+the simulated robot does with a command and what the driver or vision assume about it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from driver.animation.clip import Clip, HeadAngle, LiftHeight
+from driver.animation.timeline import Timeline
+from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM, QVGA
+from driver.samples import lift_angle_rad, lift_height_mm
+from driver.sim.body import Body
+from driver.sim.camera import CameraPose, project
+from driver.vision.geometry import pixel_ray, to_world
+
+
+def test_a_spin_turns_at_the_rate_of_treads_46_mm_apart() -> None:
+    """Treads 46 mm apart (hardware.md §1): wheels at ∓23 mm/s turn the body 1 rad/s."""
+    body = Body()
+    body.drive(-23.0, 23.0)
+    for _ in range(100):
+        body.step(0.01)
+    assert body.gyro_z == pytest.approx(1.0, rel=1e-6)
+    assert body.angle_rad == pytest.approx(1.0, abs=0.01)  # less the first milliseconds' speeding up
+
+
+def test_what_the_simulated_camera_sees_vision_turns_back_into_its_direction() -> None:
+    """A point the simulator's camera puts at pixel (u, v) is where vision's ray through (u, v) points:
+    both read the head's pivot, the camera's place in the head and the intrinsics from one place."""
+    rng = random.Random(3)
+    for _ in range(100):
+        x, y, heading = rng.uniform(-300, 300), rng.uniform(-300, 300), rng.uniform(-math.pi, math.pi)
+        head = math.radians(rng.uniform(HEAD_MIN_DEG, HEAD_MAX_DEG))
+        pose = CameraPose.from_robot(x, y, heading, head)
+        bearing = heading + rng.uniform(-0.4, 0.4)
+        distance = rng.uniform(300, 1500)
+        point = (x + distance * math.cos(bearing), y + distance * math.sin(bearing), rng.uniform(0, 400))
+        u, v, depth = project(pose, QVGA, point)
+        if not (depth > 0 and 0 <= u < QVGA.width and 0 <= v < QVGA.height):
+            continue
+        ray = pixel_ray(u, v, head, QVGA)
+        origin = to_world(ray.origin_mm, x, y, 0.0, heading)
+        tip = to_world(ray.point(1.0), x, y, 0.0, heading)
+        direction = [b - a for a, b in zip(origin, tip, strict=True)]
+        to_point = [p - o for o, p in zip(origin, point, strict=True)]
+        n = math.dist(to_point, (0.0, 0.0, 0.0))
+        cos = sum(a * b / n for a, b in zip(direction, to_point, strict=True))
+        assert math.degrees(math.acos(min(1.0, cos))) < 0.01
+
+
+def test_clips_the_lift_and_head_within_the_limits_the_wire_can_carry() -> None:
+    """An animation asking beyond the head's and lift's stops is clamped to them, and the lift's
+    limits are the heights of the arm angles the robot reports (−0.198 rad is 32 mm)."""
+    clip = Clip("beyond", head_angle=(HeadAngle(0, 100, 80),), lift_height=(LiftHeight(0, 100, 200),))
+    timeline = Timeline(clip)
+    assert timeline.head is not None and timeline.lift is not None
+    assert timeline.head.end_value == HEAD_MAX_DEG
+    assert timeline.lift.end_value == LIFT_MAX_MM
+    assert lift_height_mm(-0.198) == pytest.approx(LIFT_MIN_MM, abs=0.1)
+    assert lift_height_mm(lift_angle_rad(LIFT_MAX_MM)) == pytest.approx(LIFT_MAX_MM)
