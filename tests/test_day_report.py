@@ -56,11 +56,12 @@ def _args(**kw: Any) -> argparse.Namespace:
 
 @pytest.fixture(scope="module")
 def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
-    """Six minutes of the default personality with pokes, a pick-up, the button and a cube tap."""
+    """Six minutes of the default personality with pokes, a pick-up, the button and a cube tap, on an
+    endless floor: at a table's edge the cliff reaction would hold back a touch that comes during it."""
     folder = tmp_path_factory.mktemp("day")
     (folder / "world.yaml").write_text(WORLD)
     assert simulate_command(_args(hours=0.1, seed=11, report=str(folder / "day.json"), start="10:30",
-                                  script=str(folder / "world.yaml"))) == 0
+                                  script=str(folder / "world.yaml"), table="none")) == 0
     return json.loads((folder / "day.json").read_text()), folder
 
 
