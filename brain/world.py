@@ -25,8 +25,12 @@ from driver import events as ev
 from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import PoseSample
 
-__all__ = ["Cube", "Edge", "Face", "Motion", "WorldModel"]
+__all__ = ["EDGE_HALF_MM", "Cube", "Edge", "Face", "Motion", "WorldModel"]
 
+#: An edge met is taken as a stretch of the floor's end this long (mm) either side of the place the
+#: cliff sensor looked at, square to the way the robot was heading: it drives into an edge about
+#: head-on, and a table's edge runs on from where it met it.
+EDGE_HALF_MM = 150.0
 #: At most this many edge points are kept (the oldest go first).
 MAX_EDGES = 64
 
@@ -76,11 +80,27 @@ class Cube:
 
 @dataclass
 class Edge:
-    """A place where the cliff sensor saw the floor end (world frame, mm), and when."""
+    """A place where the cliff sensor saw the floor end (world frame, mm), when, and the robot's
+    heading then (rad): the floor ends across that heading, for :data:`EDGE_HALF_MM` either side."""
 
     at: float
     x_mm: float
     y_mm: float
+    heading_rad: float = 0.0
+
+    def clearance_mm(self, x_mm: float, y_mm: float) -> float:
+        """How far a point is on the floor's side of this stretch of edge (mm; negative beyond it).
+
+        Beside the stretch (further along the edge than it reaches) it is the distance to the
+        stretch's nearer end: the edge may turn there, and nothing is known of it.
+        """
+        ux, uy = math.cos(self.heading_rad), math.sin(self.heading_rad)
+        dx, dy = x_mm - self.x_mm, y_mm - self.y_mm
+        beyond = dx * ux + dy * uy
+        across = dy * ux - dx * uy
+        if abs(across) <= EDGE_HALF_MM:
+            return -beyond
+        return math.hypot(beyond, across - math.copysign(EDGE_HALF_MM, across))
 
 
 @dataclass
@@ -142,12 +162,13 @@ class WorldModel:
     def _edge(self, at: float, pose: PoseSample) -> None:
         ahead = CLIFF_SENSOR_AHEAD_MM
         self.edges.append(Edge(at, pose.x_mm + ahead * math.cos(pose.angle_rad),
-                               pose.y_mm + ahead * math.sin(pose.angle_rad)))
+                               pose.y_mm + ahead * math.sin(pose.angle_rad), pose.angle_rad))
         del self.edges[:-MAX_EDGES]
 
     def clearance_mm(self, x_mm: float, y_mm: float) -> float:
-        """How far the point is from the nearest edge met (mm; infinite when none is known)."""
-        return min((math.hypot(e.x_mm - x_mm, e.y_mm - y_mm) for e in self.edges), default=math.inf)
+        """How far the point is on the floor's side of the nearest edge met (mm; negative beyond
+        one, infinite when none is known; see :meth:`Edge.clearance_mm`)."""
+        return min((e.clearance_mm(x_mm, y_mm) for e in self.edges), default=math.inf)
 
     def _cube(self, object_id: int) -> Cube:
         cube = self.cubes.get(object_id)
@@ -175,5 +196,6 @@ class WorldModel:
                 "bearing_deg": round(math.degrees(self.motion.bearing_rad), 1)},
             "cubes": [{"id": c.object_id, "connected": c.connected, "last_tapped": c.last_tapped,
                        "last_moved": c.last_moved} for c in self.cubes.values()],
-            "edges": [{"at": round(e.at, 2), "x_mm": round(e.x_mm), "y_mm": round(e.y_mm)} for e in self.edges],
+            "edges": [{"at": round(e.at, 2), "x_mm": round(e.x_mm), "y_mm": round(e.y_mm),
+                       "heading_deg": round(math.degrees(e.heading_rad))} for e in self.edges],
         }

@@ -14,7 +14,7 @@ from brain.mood import DEFAULT_CONFIG, Mood
 from brain.nodes.cozmo_behaviors import BehaviorSpec
 from brain.nodes.registry import BEHAVIOR_CLASSES
 from brain.nodes.sleeper import Awake
-from brain.world import Cube, Face, Motion, WorldModel
+from brain.world import EDGE_HALF_MM, Cube, Face, Motion, WorldModel
 from driver import events as ev
 from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import PoseSample, RobotStatus
@@ -104,7 +104,11 @@ def test_a_cliff_leaves_an_edge_where_the_sensor_looked_and_a_pick_up_forgets_th
     (edge,) = world.edges  # the floor's end is ahead of the robot, under its cliff sensor
     assert (edge.at, edge.x_mm, edge.y_mm) == pytest.approx((5.0, 100.0, 50.0 + CLIFF_SENSOR_AHEAD_MM))
     assert world.clearance_mm(100.0, 50.0) == pytest.approx(CLIFF_SENSOR_AHEAD_MM)
-    assert world.snapshot()["edges"] == [{"at": 5.0, "x_mm": 100, "y_mm": 80}]
+    # the floor ends across the way it was heading (+y), for EDGE_HALF_MM either side of that place
+    assert world.clearance_mm(100.0 + EDGE_HALF_MM, 0.0) == pytest.approx(80.0)  # along the edge, inside
+    assert world.clearance_mm(0.0, 130.0) == pytest.approx(-50.0)  # beyond it: off the table
+    assert world.clearance_mm(100.0 + EDGE_HALF_MM + 30.0, 120.0) == pytest.approx(50.0)  # past its reach
+    assert world.snapshot()["edges"] == [{"at": 5.0, "x_mm": 100, "y_mm": 80, "heading_deg": 90}]
     world.update([cliff], 7.0)  # no pose: nowhere to put it
     assert len(world.edges) == 1
     world.update([], 106.0)  # older than its time to live

@@ -42,6 +42,8 @@ __all__ = ["ANSWER_KINDS", "LEG_DRAWS", "PLAY_CLASSES", "Explore", "WaitForAnswe
 ANSWER_KINDS: tuple[str, ...] = ("poked", "cube_tapped", "button")
 #: How many legs Explore draws at most, looking for one that keeps clear of the edges met.
 LEG_DRAWS = 12
+#: Where along a leg (shares of its reach) Explore looks at its clearance from the edges met.
+LEG_SAMPLES = (0.25, 0.5, 0.75, 1.0)
 
 
 class WaitForAnswer(ContextBehaviour):
@@ -87,9 +89,11 @@ class Explore(ContextBehaviour):
     """Short drives about the table: a random turn, a short drive ahead, a pause; for ``seconds``.
 
     Each leg turns by a random angle in ``turn_range_deg`` (either way), drives ahead a random
-    distance in ``drive_range_mm`` at ``speed_mmps`` and pauses in ``pause_range_s``. A leg whose
-    end would come within ``clearance_mm`` of an edge the world model remembers is drawn again (up
-    to :data:`LEG_DRAWS` times; then the clearest one drawn is driven). The cliff sensor ends it at
+    distance in ``drive_range_mm`` at ``speed_mmps`` and pauses in ``pause_range_s``. A leg that
+    would take the cliff sensor within ``clearance_mm`` of an edge the world model remembers (or
+    closer to one than it is already, when it starts nearer than that) is drawn again, up to
+    :data:`LEG_DRAWS` times; then the clearest one drawn is driven. ``clearance_mm`` 0 pays no
+    heed to the edges met. The cliff sensor ends it at
     once: the wheels stop and it fails with "cliff ahead" (the firmware stops the wheels first, and
     the personality's cliff reaction backs away). It succeeds when the time is up with at least
     one leg driven; the wheels stop whenever it ends.
@@ -160,20 +164,22 @@ class Explore(ContextBehaviour):
         return Status.RUNNING
 
     def _draw_leg(self) -> tuple[float, float]:
-        """A turn (degrees) and a length (mm) whose end keeps clear of the edges met, if one is drawn."""
+        """A turn (degrees) and a length (mm) that keep clear of the edges met, if one is drawn."""
         rng, world = self.ctx.rng, self.ctx.world
         state = self.ctx.robot_state
         best: tuple[float, float, float] | None = None
         for _ in range(LEG_DRAWS):
             degrees = rng.uniform(*self.turn_range_deg) * (1 if rng.random() < 0.5 else -1)
             mm = rng.uniform(*self.drive_range_mm)
-            if state is None or not world.edges:
+            if state is None or not world.edges or self.clearance_mm <= 0:
                 return degrees, mm
             pose = state.proprioception.pose
+            start = world.clearance_mm(pose.x_mm, pose.y_mm)
             heading = pose.angle_rad + math.radians(degrees)
             reach = mm + CLIFF_SENSOR_AHEAD_MM
-            clear = world.clearance_mm(pose.x_mm + reach * math.cos(heading), pose.y_mm + reach * math.sin(heading))
-            if clear >= self.clearance_mm:
+            dx, dy = reach * math.cos(heading), reach * math.sin(heading)
+            clear = min(world.clearance_mm(pose.x_mm + f * dx, pose.y_mm + f * dy) for f in LEG_SAMPLES)
+            if clear >= min(self.clearance_mm, start):
                 return degrees, mm
             self.redrawn += 1
             if best is None or clear > best[0]:
@@ -228,8 +234,8 @@ PLAY_CLASSES: tuple[BehaviorClass, ...] = (
                                        doc="driving speed (mm/s)"),
                    "pause_s": Param("range", default=(0.5, 2.0), doc="pause after each leg (s)"),
                    "edgeClearance_mm": Param("number", default=100.0, minimum=0.0, maximum=1000.0,
-                                             doc="a leg ends at least this far from the edges it met "
-                                                 "(mm; 0: it does not mind them)"),
+                                             doc="a leg keeps the cliff sensor at least this far from the "
+                                                 "edges it met (mm; 0: it does not mind them)"),
                    "finalEmotionEvent": Param("str", default="Explored", doc="fired when it is done",
                                               aliases=("emotionEvent", "emotionEventOnSuccess"))}),
     BehaviorClass("RequestToPlay", request_to_play,
