@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from py_trees.behaviour import Behaviour
@@ -44,13 +44,38 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+_STATUSES = frozenset(Status)
+
 
 class ContextBehaviour(Behaviour):
-    """A py_trees behaviour bound to one robot's :class:`BrainContext`."""
+    """A py_trees behaviour bound to one robot's :class:`BrainContext`.
+
+    It ticks and stops as every py_trees behaviour does (initialise when not running, update,
+    stop on a final status), without py_trees' debug line per tick and per stop: the heartbeat
+    ticks dozens of leaves ten times a second, and formatting those lines, wanted or not, cost
+    more than most leaves' own work.
+    """
 
     def __init__(self, name: str, ctx: BrainContext) -> None:
         super().__init__(name)
         self.ctx = ctx
+
+    def tick(self) -> Iterator[Behaviour]:
+        if self.status is not Status.RUNNING:
+            self.initialise()
+        new_status = self.update()
+        if new_status not in _STATUSES:
+            log.error("%s returned %r, not a status; taken as INVALID", self.name, new_status)
+            new_status = Status.INVALID
+        if new_status is not Status.RUNNING:
+            self.stop(new_status)
+        self.status = new_status
+        yield self
+
+    def stop(self, new_status: Status) -> None:
+        self.terminate(new_status)
+        self.status = new_status
+        self.iterator = self.tick()
 
     def fail(self, why: str) -> Status:
         """Record why the node failed (shown by tree displays) and return FAILURE."""
