@@ -17,6 +17,8 @@ from dataclasses import dataclass
 __all__ = [
     "CAMERA_FPS",
     "CAMERA_IN_HEAD_MM",
+    "CLIFF_RAW_NO_FLOOR",
+    "CLIFF_RAW_ON_FLOOR",
     "CLIFF_SENSOR_AHEAD_MM",
     "DISPLAY_BLANK_AFTER_S",
     "HEAD_MAX_DEG",
@@ -69,6 +71,11 @@ MAX_WHEEL_SPEED_MMPS = 220.0
 #: the front underside, looks at the floor (mm). Cozmo has a single live cliff sensor
 #: (hardware.md, "Cliff"); the offset is the sensor's place under the front lip.
 CLIFF_SENSOR_AHEAD_MM = 30.0
+#: What the cliff sensor reads (``cliff_data_raw[0]``; the other three entries of RobotState are
+#: always 0): 870–890 over a table or the charger (hardware.md "Cliff", real captures), low where
+#: the floor ends (no figure measured; the firmware's own threshold decides CLIFF_DETECTED).
+CLIFF_RAW_ON_FLOOR = 880
+CLIFF_RAW_NO_FLOOR = 20
 
 #: The robot reports its state every 6 ticks of its 200 Hz control loop (s; VC-cfg, and robot
 #: timestamps step by exactly 30 ms in real captures).

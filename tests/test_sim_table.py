@@ -19,6 +19,7 @@ def _drive(body: Body, seconds: float, left: float = 100.0, right: float = 100.0
 
 def test_driving_to_the_edge_shows_a_cliff_and_stop_on_cliff_stops_the_wheels_there() -> None:
     body = Body(table=Table(400.0, 300.0), stop_on_cliff=True)
+    assert body.cliff_raw() == (880, 0, 0, 0)  # one live sensor, as on a real robot, over the table
     _drive(body, 3.0)  # 300 mm ahead; the edge is 200 mm away
     assert body.sees_cliff and body.status() & RobotStatus.CLIFF_DETECTED
     assert body.cliff_raw()[0] < 100

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from ..attitude import GRAVITY_MMPS2, Vector
 from ..events import ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, UPRIGHT
 from ..hardware import (
+    CLIFF_RAW_NO_FLOOR,
+    CLIFF_RAW_ON_FLOOR,
     CLIFF_SENSOR_AHEAD_MM,
     HEAD_MAX_RAD,
     HEAD_MIN_RAD,
@@ -471,8 +473,9 @@ class Body:
         return math.atan2(x, z) if (x or z) else 0.0
 
     def cliff_raw(self) -> tuple[int, int, int, int]:
-        """Raw cliff sensor values: low readings mean no floor under that sensor."""
-        return (20, 20, 20, 20) if self.sees_cliff or self.off_treads else (200, 200, 200, 200)
+        """Raw cliff sensor values as a real robot reports them: only the first is a sensor (about
+        880 over a table, low with no floor under it); the other three always read 0."""
+        return (CLIFF_RAW_NO_FLOOR if self.sees_cliff or self.off_treads else CLIFF_RAW_ON_FLOOR, 0, 0, 0)
 
 
 def _body_to_head(v: Vector, head_angle_rad: float) -> Vector:
