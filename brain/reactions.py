@@ -54,7 +54,10 @@ PENDING_TTL_S = 5.0
 #: the event types a reaction matches. As in Cozmo's engine, being picked up, tipped over, put
 #: back on the treads, shaken, placed on a slope or pushed are read from the robot's attitude
 #: (:mod:`driver.attitude`): RobotPickedUp fires when the robot is held level in the air, not on
-#: the raw pick-up flag (which still stops the motors: :mod:`brain.safety`).
+#: the raw pick-up flag (which still stops the motors: :mod:`brain.safety`). A reaction to the
+#: cliff flag turning on does not fire while the robot is held
+#: (:attr:`driver.events.StatusChanged.held`): a real robot's cliff sensor also loses the floor
+#: when it is lifted or tipped over, and those have reactions of their own.
 REACTION_EVENTS: dict[str, tuple[str, bool | str | None]] = {
     "CliffDetected": ("cliff", True),
     "RobotPickedUp": ("orientation", "in_air"),
@@ -117,7 +120,12 @@ class Reaction:
         event_type = EVENT_KINDS.get(self.event_kind) if self.event_kind is not None else None
         if event_type is None or not event_type.matches(event):
             return False
-        return event_value_matches(event, self.event_value)
+        if not event_value_matches(event, self.event_value):
+            return False
+        if self.event_kind == "cliff" and self.event_value is True:
+            # the floor ended under it: not the sensor losing it as the robot is lifted
+            return not getattr(event, "held", False)
+        return True
 
 
 def first_match(reactions: Iterable[Reaction], event: RobotEvent) -> Reaction | None:

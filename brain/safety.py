@@ -52,6 +52,9 @@ HAZARD_FLAGS: frozenset[RobotStatus] = frozenset(
 TIPPED_OVER = {"on_back": "on_back", "on_face": "on_face", "on_left_side": "on_side", "on_right_side": "on_side"}
 #: The hazard ``FallingStarted`` names (the same as the falling status flag's).
 FALLING = ev.FLAG_KINDS[RobotStatus.IS_FALLING]
+#: Which hazard names the situation when several are in force: the cause before its
+#: consequences (a robot on its back is also off its treads, and its cliff sensor sees no floor).
+HAZARD_ORDER = ("falling", "on_back", "on_face", "on_side", "picked_up", "cliff")
 
 
 class Safety:
@@ -75,7 +78,9 @@ class Safety:
     @property
     def hazard(self) -> str | None:
         """The hazard in force, if any: ``cliff``, ``falling``, ``on_back``, ``on_face``, ``on_side``, ``picked_up``."""
-        return min(self.active) if self.active else None
+        if not self.active:
+            return None
+        return min(self.active, key=lambda h: HAZARD_ORDER.index(h) if h in HAZARD_ORDER else len(HAZARD_ORDER))
 
     def _on_event(self, event: ev.RobotEvent) -> None:
         for cls in type(event).__mro__:  # the event's own type first, then what it derives from
@@ -90,6 +95,8 @@ class Safety:
         hazard = ev.FLAG_KINDS[event.flag]
         if event.value:
             self.active.add(hazard)
+            if event.flag == RobotStatus.CLIFF_DETECTED and event.status & RobotStatus.IS_PICKED_UP:
+                return  # held: the sensor lost the floor with the pick-up, which stopped the motors
             self._stop(hazard, event.at)
         else:
             self.active.discard(hazard)

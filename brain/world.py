@@ -9,9 +9,10 @@ be turned to. Entries older than their time to live are dropped by :meth:`WorldM
 The engine hands it the robot events of each beat (:meth:`WorldModel.update`) before the tree
 ticks: the vision's ``face_seen`` / ``face_moved`` / ``face_lost`` and ``motion_seen``, and the
 cubes' connection, tap and move events. With the robot's pose of the beat it also keeps the
-places where the cliff sensor saw the floor end (Anki's engine adds a cliff obstacle to its map
-the same way), so driving about can keep away from a table's edges it has already met; a
-pick-up forgets them, since the robot may be put down anywhere.
+places where the cliff sensor saw the floor end while it drove (Anki's engine adds a cliff
+obstacle to its map the same way; a lifted robot's sensor loses the floor too, and that is no
+edge), so driving about can keep away from a table's edges it has already met; a pick-up
+forgets them, since the robot may be put down anywhere.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ class WorldModel:
         beat's ``pose``), then forget what is too old."""
         for event in events:
             if isinstance(event, ev.StatusChanged) and event.value:
-                if event.kind == "cliff" and pose is not None:
+                if event.kind == "cliff" and pose is not None and event.edge_of_the_floor:
                     self._edge(float(event.at), pose)
                 elif event.kind == "picked_up":
                     self.edges.clear()

@@ -79,15 +79,33 @@ class RobotEvent:
 
 @dataclass(frozen=True)
 class StatusChanged(RobotEvent):
-    """A status flag turned on (``value`` True) or off."""
+    """A status flag turned on (``value`` True) or off; ``status`` and ``before`` are the whole
+    status words of the state that changed it and of the one before."""
 
     flag: RobotStatus = RobotStatus(0)
     value: bool = False
+    status: int = 0
+    before: int = 0
 
     @property
     def kind(self) -> str:
         """The flag's event name, e.g. ``cliff`` or ``picked_up``."""
         return FLAG_KINDS.get(self.flag, self.flag.name or "status")
+
+    @property
+    def held(self) -> bool:
+        """The robot was picked up (or lay off its treads) in the state that changed the flag."""
+        return bool(self.status & RobotStatus.IS_PICKED_UP)
+
+    @property
+    def edge_of_the_floor(self) -> bool:
+        """A cliff met while driving: the cliff flag turned on with the wheels moving just before
+        and the robot not held. The cliff sensor also loses the floor when the robot is lifted,
+        tipped over or put down at an edge; those are not edges it drove to (Anki's engine holds
+        its cliff report 500 ms to rule out a pick-up)."""
+        return (self.flag == RobotStatus.CLIFF_DETECTED and self.value
+                and bool(self.before & RobotStatus.ARE_WHEELS_MOVING)
+                and not self.held)
 
 
 @dataclass(frozen=True)

@@ -223,7 +223,8 @@ class Robot(RobotConnection):
             if changed:
                 for flag in RobotStatus:
                     if changed & flag:
-                        self._emit(ev.StatusChanged(sample.received_at, flag, bool(sample.status & flag)))
+                        self._emit(ev.StatusChanged(sample.received_at, flag, bool(sample.status & flag),
+                                                    sample.status, prev.status))
         for event in self.attitude.update(sample):
             log.info("%s: %s", self.name, describe(event))
             self._emit(event)

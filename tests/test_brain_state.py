@@ -98,7 +98,11 @@ def test_the_world_model_forgets_what_it_has_not_seen_for_long() -> None:
 def test_a_cliff_leaves_an_edge_where_the_sensor_looked_and_a_pick_up_forgets_the_edges() -> None:
     world = WorldModel(edge_ttl_s=100.0)
     facing_left = PoseSample(100.0, 50.0, 0.0, math.pi / 2, 0.0, 0, 0)
-    cliff = ev.StatusChanged(5.0, flag=RobotStatus.CLIFF_DETECTED, value=True)
+    cliff = ev.StatusChanged(5.0, flag=RobotStatus.CLIFF_DETECTED, value=True, before=RobotStatus.ARE_WHEELS_MOVING)
+    lifted = ev.StatusChanged(4.0, flag=RobotStatus.CLIFF_DETECTED, value=True, status=RobotStatus.IS_PICKED_UP,
+                              before=RobotStatus.ARE_WHEELS_MOVING)
+    world.update([lifted], 4.0, facing_left)
+    assert world.edges == []  # the sensor lost the floor because the robot was lifted: no edge there
     world.update([cliff], 5.0, facing_left)
     world.update([ev.StatusChanged(6.0, flag=RobotStatus.CLIFF_DETECTED, value=False)], 6.0, facing_left)
     (edge,) = world.edges  # the floor's end is ahead of the robot, under its cliff sensor

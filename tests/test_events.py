@@ -62,8 +62,15 @@ def test_every_reaction_trigger_names_a_known_event_kind() -> None:
 def test_a_reaction_fires_on_its_event_type_only() -> None:
     kind, value = REACTION_EVENTS["CliffDetected"]
     reaction = Reaction("CliffDetected", root=None, event_kind=kind, event_value=value)  # type: ignore[arg-type]
-    assert reaction.matches(ev.StatusChanged(1.0, RobotStatus.CLIFF_DETECTED, True))
-    assert not reaction.matches(ev.StatusChanged(1.0, RobotStatus.CLIFF_DETECTED, False))
+    driving, held = RobotStatus.ARE_WHEELS_MOVING, RobotStatus.IS_PICKED_UP
+    assert reaction.matches(ev.StatusChanged(1.0, RobotStatus.CLIFF_DETECTED, True, 0, driving))
+    assert not reaction.matches(ev.StatusChanged(1.0, RobotStatus.CLIFF_DETECTED, False, 0, driving))
+    # the sensor losing the floor as the robot is lifted is no cliff; the floor ending under a
+    # standing robot is, but only one met while driving is an edge of the table
+    lifted = ev.StatusChanged(1.0, RobotStatus.CLIFF_DETECTED, True, held, driving)
+    standing = ev.StatusChanged(1.0, RobotStatus.CLIFF_DETECTED, True, 0, 0)
+    assert not reaction.matches(lifted) and lifted.held and not lifted.edge_of_the_floor
+    assert reaction.matches(standing) and not standing.edge_of_the_floor
     assert not reaction.matches(SimpleNamespace(at=1.0, kind="cliff", value=True))
     kind, value = REACTION_EVENTS["RobotFalling"]
     falling = Reaction("RobotFalling", root=None, event_kind=kind, event_value=value)  # type: ignore[arg-type]

@@ -47,6 +47,7 @@ def test_the_simulated_body_lies_as_told(orientation: str, axis: int, sign: int)
     assert math.copysign(1, accel[axis]) == sign and abs(accel[axis]) > 0.9 * G
     assert math.hypot(*accel) == pytest.approx(G)
     assert body.off_treads and body.status() & BodyStatus.IS_PICKED_UP  # the treads are off the floor
+    assert body.status() & BodyStatus.CLIFF_DETECTED  # and the cliff sensor sees no floor, as on a real robot
     assert body.cliff_raw()[0] < 100 and not body.wheels_moving
     x = body.x_mm
     body.drive(100, 100)

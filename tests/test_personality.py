@@ -121,7 +121,8 @@ def test_base_personality_loads_into_a_runnable_tree(trees: Path) -> None:
     assert [r.trigger for r in p.reactions] == ["CliffDetected", "Poked"]
     cliff = p.reactions[0]
     assert cliff.should_resume_last and cliff.event_kind == "cliff"
-    assert p.reaction_for(ev.StatusChanged(0.0, RobotStatus.CLIFF_DETECTED, True)) is cliff
+    assert p.reaction_for(ev.StatusChanged(0.0, RobotStatus.CLIFF_DETECTED, True, 0,
+                                           RobotStatus.ARE_WHEELS_MOVING)) is cliff
     assert p.reaction_for(ev.StatusChanged(0.0, RobotStatus.CLIFF_DETECTED, False)) is None
     assert p.reaction_for(ev.Poked(0.0)) is p.reactions[1]
     # the tree ticks offline: Happy is 0 so the chooser runs one of its children

@@ -422,7 +422,7 @@ class Body:
             s |= Status.IS_ON_CHARGER
         if self.charging:
             s |= Status.IS_CHARGING
-        if self.sees_cliff:
+        if self.sees_cliff or self.off_treads:  # held or tipped over, the sensor sees no floor either
             s |= Status.CLIFF_DETECTED
         return int(s)
 
