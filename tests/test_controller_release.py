@@ -407,6 +407,43 @@ def test_the_in_memory_network_streams_clocked_frames_from_the_loop() -> None:
     run(main(), timeout=20)
 
 
+def test_frames_missed_while_the_loop_was_held_are_skipped_never_sent_in_a_burst() -> None:
+    """On the virtual clock the loop is held for 200 ms mid-clip (six frames' time): those frames
+    are counted as missed and the clip goes on one frame per slot; the robot plays at its own
+    rate, and a burst would only overflow its buffer."""
+    from brain.app.virtual_time import run_virtual
+    from driver.memlink import MemoryNetwork
+
+    async def main() -> tuple[list[float], int]:
+        loop = asyncio.get_running_loop()
+        net = MemoryNetwork()
+        sim = SimulatedCozmo("127.0.0.1", 5551)
+        await sim.start(open_link=net.open_link)
+        robot = Robot("127.0.0.1", 5551, lost_after=2.0)
+        await robot.connect(open_link=net.open_link)
+        arrivals: list[float] = []
+        sim.add_message_listener(lambda msg: arrivals.append(loop.time())
+                                 if type(msg).__name__ in ("OutputAudio", "OutputSilence") else None)
+        ctl = AnimationController(robot, seed=1)
+        try:
+            pb = ctl.play(Clip("c", head_angle=(HeadAngle(0, 1000, 20),)))
+            await asyncio.sleep(0.5)
+            for _ in range(5):  # let what is on its way arrive first
+                await asyncio.sleep(0)
+            loop._advance(0.2)  # type: ignore[attr-defined]  # the loop held: time passes, nothing runs
+            await pb
+            return arrivals, ctl.stats.missed_frames
+        finally:
+            await ctl.stop()
+            await robot.disconnect()
+            await sim.stop()
+
+    arrivals, missed = run_virtual(main())
+    assert missed >= 5
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
+    assert min(gaps) > 0.02, f"frames sent together: {[(i, round(g, 4)) for i, g in enumerate(gaps) if g < 0.02]}"
+
+
 def test_clocked_frames_need_a_connection() -> None:
     async def main() -> None:
         robot = Robot("127.0.0.1", 9)

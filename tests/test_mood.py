@@ -193,6 +193,28 @@ def test_crossing_zero_resets_even_for_a_small_add():
     assert mood.seconds_decaying("Happy") == 0.0
 
 
+def test_the_decay_clock_runs_on_while_the_value_is_zero():
+    """At rest the clock keeps counting: a small nudge long after (no reset) decays as late in
+    the graph as the clock says, to nothing at once past its end."""
+    mood = make_mood()
+    run(mood, 200.0, 10.0)  # Happy at 0 all along
+    assert mood.seconds_decaying("Happy") == pytest.approx(200.0)
+    mood.add("Happy", 0.04, now=200.0)  # |0.04| <= 0.05: the clock is not reset
+    mood.update(1.0)
+    assert mood.value("Happy") == 0.0  # g(201) is 0
+
+
+def test_a_big_add_from_exactly_zero_resets_the_clock():
+    """Zero counts as the positive side: a big rise from 0 moves away from zero and restarts the
+    clock, so it starts at the flat beginning of the graph."""
+    mood = make_mood()
+    run(mood, 200.0, 10.0)
+    mood.add("Happy", 0.1, now=200.0)
+    assert mood.seconds_decaying("Happy") == 0.0
+    mood.update(10.0)
+    assert mood.value("Happy") == pytest.approx(0.1)  # g(10) / g(0) = 1
+
+
 def test_clamping_does_not_prevent_reset():
     mood = make_mood()
     mood.add("Happy", 1.0, now=0.0)
