@@ -66,7 +66,8 @@ def test_robot_address_parsing() -> None:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize(("hazard", "name"), [("pick_up", "picked_up"), ("cliff", "cliff"), ("fall", "falling")])
+@pytest.mark.parametrize(("hazard", "name"), [("pick_up", "picked_up"), ("cliff", "cliff"), ("fall", "falling"),
+                                              ("falling_flag", "falling")])
 def test_safety_stops_the_motors_on_hazards_without_waiting_for_a_tick(hazard: str, name: str) -> None:
     async def body() -> None:
         sim = await SimulatedCozmo(port=0).start()
@@ -78,7 +79,10 @@ def test_safety_stops_the_motors_on_hazards_without_waiting_for_a_tick(hazard: s
             await eventually(lambda: sim.body.wheels_moving)
             stops_before = sim.counts["StopAllMotors"]
             t0 = asyncio.get_running_loop().time()
-            {"pick_up": sim.pick_up, "cliff": sim.set_cliff, "fall": sim.fall}[hazard]()
+            cause = {"pick_up": sim.pick_up, "cliff": sim.set_cliff, "fall": sim.fall,
+                     # the falling flag alone, as when the FallingStarted message went missing
+                     "falling_flag": lambda: setattr(sim.body, "falling", True)}
+            cause[hazard]()
             await eventually(lambda: sim.counts["StopAllMotors"] > stops_before, timeout=1)
             latency = asyncio.get_running_loop().time() - t0
             assert latency < 0.1  # one RobotState period (30 ms) plus the trip, far below a 100 ms beat
