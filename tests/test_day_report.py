@@ -191,14 +191,24 @@ def test_liveliness_on_a_hand_made_day() -> None:
 
 
 def test_awake_hours_are_counted_in_awake_time() -> None:
-    """Two and a half awake hours around a nap: 3 behaviours in the first, 1 in the second, 2 in the half."""
+    """Two and a half awake hours around a nap: 3 behaviours in the first, 1 in the second, 3 in the half
+    (weighted by length, the half hour counts half: 2.2, where a plain mean of the three would say 2.33)."""
     timeline = _t((0, "behaviour", "A"), (1800, "behaviour", "B"), (2000, "behaviour", "Sleep"),
                   (2000, "sleep", "Sleep"), (5000, "wake", "timer or tree"), (5000, "behaviour", "C"),
-                  (6600, "behaviour", "D"), (10800, "behaviour", "E"), (11000, "behaviour", "D"))
+                  (6600, "behaviour", "D"), (10800, "behaviour", "E"), (11000, "behaviour", "D"),
+                  (11500, "behaviour", "F"))
     live = liveliness(timeline, duration_s=12000.0, wake_clips=[], mood={})
-    # awake hour 1: 0-2000 and 5000-6600 → A, B, C; hour 2: 6600-10200 → D; the last 1800 s: D, E
-    assert live["distinct_behaviours_per_awake_hour"] == pytest.approx((3 * 3600 + 1 * 3600 + 2 * 1800) / 9000)
+    # awake hour 1: 0-2000 and 5000-6600 → A, B, C; hour 2: 6600-10200 → D; the last 1800 s: D, E, F
+    assert live["distinct_behaviours_per_awake_hour"] == pytest.approx((3 * 3600 + 1 * 3600 + 3 * 1800) / 9000)
     assert live["woke_by_itself"] == 1 and live["wake_ups"] == 1 and live["wake_ups_animated"] == 0
+
+
+def test_an_answer_counts_from_when_the_brain_heard_the_stimulus() -> None:
+    """Something that started before the brain heard the poke (0.5 s after it) was not its answer."""
+    timeline = _t((0, "behaviour", "A"), (10, "stimulus", "poke"), (10.2, "behaviour", "B"), (20, "behaviour", "C"))
+    timeline[1]["heard"] = 10.5
+    live = liveliness(timeline, duration_s=30.0, wake_clips=[], mood={})
+    assert (live["stimuli"], live["stimuli_answered_1s"]) == (1, 0)
 
 
 def test_the_worst_of_several_days() -> None:
