@@ -212,6 +212,24 @@ def test_a_face_lock_keeps_the_face_while_the_head_track_plays() -> None:
     with_controller(body)
 
 
+def test_a_lock_taken_mid_clip_takes_the_track_at_once() -> None:
+    """Locks are looked at every frame: the head keyframe due after another owner took the head is
+    not sent, while the clip's other tracks play on."""
+    async def body(sim: SimulatedCozmo, robot: Robot, ctl: AnimationController) -> None:
+        clip = Clip("nod", head_angle=(HeadAngle(0, 100, 10), HeadAngle(400, 100, 20), HeadAngle(1200, 100, 30)),
+                    lift_height=(LiftHeight(1300, 100, 60),))
+        pb = ctl.play(clip)
+        await asyncio.sleep(0.8)  # after the second head keyframe, well before the third
+        lock = ctl.lock(["head"], owner="B")
+        await pb
+        msgs = between(sim)
+        assert [h.angle_deg for h in of(msgs, "AnimHead")] == [10, 20]
+        assert [round(k.height_mm) for k in of(msgs, "AnimLift")] == [60]
+        lock.release()
+
+    with_controller(body)
+
+
 def test_tracks_argument_limits_a_clip() -> None:
     async def body(sim: SimulatedCozmo, robot: Robot, ctl: AnimationController) -> None:
         await ctl.play(demo_clip(), tracks=["lift", "wheels"])
