@@ -137,6 +137,13 @@ def test_duplicates_oversize_bad_counts_unknown_sizes_and_stale_frames_are_dropp
     r.reset()  # a new connection: the robot's clock starts again
     assert [f.image_id for f in _frames(chunk_messages(payload, 6, 100), r)] == [6]
 
+    # the robot's clock restarts within one connection (it rebooted faster than the link noticed):
+    # a frame far behind the last one starts the count again instead of every later frame being stale
+    r = ChunkReassembler()
+    frames = _frames(chunk_messages(payload, 7, 60_000) + chunk_messages(payload, 8, 40)
+                     + chunk_messages(payload, 9, 73), r)
+    assert [f.image_id for f in frames] == [7, 8, 9] and r.dropped == {}
+
 
 # ---------------------------------------------------------------------------------- the JPEG rebuild
 
