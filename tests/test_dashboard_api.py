@@ -277,7 +277,8 @@ def test_interventions_are_refused_against_a_robot_without_allow_control(tmp_pat
                     assert hello["control"]["allowed"] is False and hello["control"]["sim"] is False
                     assert "dashboard.allow_control" in hello["control"]["refusal"]
                 for body in ({"action": "emotion", "emotion": "Happy", "value": 1.0}, {"action": "reload"},
-                             {"action": "behavior", "name": "Pounce"}, {"action": "sim", "event": "pick_up"}):
+                             {"action": "behavior", "name": "Pounce"}, {"action": "sim", "event": "pick_up"},
+                             {"action": "clip", "name": "anim_bored_sigh_01"}, {"action": "camera", "on": False}):
                     async with http.post(url + "api/act", json=body) as r:
                         assert r.status == 403, body
                         assert "refused against a real robot" in (await r.json())["error"]
