@@ -111,6 +111,32 @@ def test_file_edits_and_sighup_reload_the_personality(tmp_path: Path) -> None:
     run(body(), timeout=120)
 
 
+def test_an_edit_to_a_file_the_personality_extends_reloads_it(tmp_path: Path) -> None:
+    """The watcher follows the YAML files beside the personality too: editing the one it extends
+    reloads it, and the new pose reaches the robot."""
+    folder = tmp_path / "personality"
+    folder.mkdir()
+    base = folder / "base.yaml"
+    base.write_text(_pose("base", 25))
+    p = folder / "child.yaml"
+    p.write_text("extends: base.yaml\nname: child\n")
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", str(p), "--resources", str(RESOURCES))
+        try:
+            assert "personality child loaded" in d.text
+            await _head_at(d, 25, after=-math.inf)
+            t = d.now()
+            base.write_text(_pose("base", -10))
+            await d.line(r"personality files changed; reloading", after=t)
+            await d.line(r"personality child loaded", after=t)
+            await _head_at(d, -10, after=t)
+        finally:
+            await d.close()
+
+    run(body(), timeout=60)
+
+
 CONFIG = """\
 robot: {{host: 127.0.0.1, port: {port}, lost_after_s: {lost}}}
 personality: {personality}
