@@ -50,7 +50,7 @@ from .rhythm import DayRhythm, HeldWheels, host_time_of_day
 from .safety import Safety
 from .voice import voice_pitch
 
-__all__ = ["Brain", "load_resources", "mood_event_records", "validate_before_start"]
+__all__ = ["Brain", "mood_event_records"]
 
 #: Robot events after which the robot is not there; the tree is suspended until it is back.
 LOST_EVENTS = (ev.RobotLost, ev.Disconnected)
@@ -291,31 +291,3 @@ def _mood_config(resources: Any) -> Any:
 
     record = getattr(resources, "mood", None)
     return MoodConfig.from_record(record) if record is not None else None
-
-
-def load_resources(roots: list[Path]) -> Any:
-    from .assets.resource_set import ResourceSet
-
-    log.info("loading resources from %s", ", ".join(str(r) for r in roots) or "(none)")
-    resources = ResourceSet.load(roots)
-    errors = [i for i in resources.issues if getattr(i.severity, "name", str(i.severity)).upper() == "ERROR"]
-    log.info("resources: %s in %.2f s%s", ", ".join(f"{v} {k}" for k, v in resources.counts().items() if v),
-             resources.load_seconds, f"; {len(errors)} errors (run `cozmo-brain check`)" if errors else "")
-    return resources
-
-
-def validate_before_start(personality: Path, resources: Any) -> list[str]:
-    """Every error that would stop the brain from starting, as ``file:line: key: message`` lines.
-
-    Run before the simulator starts or the robot is contacted, so a broken personality (or mood
-    configuration) ends ``run`` at once instead of after a connection attempt.
-    """
-    from .assets import Severity
-    from .personality import check_personality, format_issue
-
-    errors = [format_issue(i) for i in check_personality(personality, resources) if i.severity >= Severity.ERROR]
-    mood = getattr(resources, "mood", None)
-    if mood is not None:  # what the loader left out of the mood config would change the mood silently
-        errors += [f"mood configuration: {format_issue(i)}" for i in resources.issues
-                   if i.severity >= Severity.ERROR and i.file == str(mood.origin)]
-    return errors

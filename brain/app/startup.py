@@ -22,9 +22,9 @@ from typing import Any
 from driver.animation.controller import AnimationController
 from driver.robot import Robot, RobotError
 
-from ..engine import Brain, load_resources, validate_before_start
+from ..engine import Brain
 
-__all__ = ["BrainStack", "RobotOptions", "StartupError"]
+__all__ = ["BrainStack", "RobotOptions", "StartupError", "load_resources", "validate_before_start"]
 
 log = logging.getLogger("cozmo_brain")
 
@@ -34,6 +34,35 @@ RECONNECT_SETTINGS = ("reconnect_initial_s", "reconnect_max_s", "connect_timeout
 
 class StartupError(RuntimeError):
     """The brain cannot start; the message says why (with ``file:line: key: message`` lines)."""
+
+
+def load_resources(roots: list[Path]) -> Any:
+    """The resource set of ``roots``, with a log line of what it holds and how many errors."""
+    from ..assets.resource_set import ResourceSet
+
+    log.info("loading resources from %s", ", ".join(str(r) for r in roots) or "(none)")
+    resources = ResourceSet.load(roots)
+    errors = [i for i in resources.issues if getattr(i.severity, "name", str(i.severity)).upper() == "ERROR"]
+    log.info("resources: %s in %.2f s%s", ", ".join(f"{v} {k}" for k, v in resources.counts().items() if v),
+             resources.load_seconds, f"; {len(errors)} errors (run `cozmo-brain check`)" if errors else "")
+    return resources
+
+
+def validate_before_start(personality: Path, resources: Any) -> list[str]:
+    """Every error that would stop the brain from starting, as ``file:line: key: message`` lines.
+
+    Run before the simulator starts or the robot is contacted, so a broken personality (or mood
+    configuration) ends ``run`` at once instead of after a connection attempt.
+    """
+    from ..assets import Severity
+    from ..personality import check_personality, format_issue
+
+    errors = [format_issue(i) for i in check_personality(personality, resources) if i.severity >= Severity.ERROR]
+    mood = getattr(resources, "mood", None)
+    if mood is not None:  # what the loader left out of the mood config would change the mood silently
+        errors += [f"mood configuration: {format_issue(i)}" for i in resources.issues
+                   if i.severity >= Severity.ERROR and i.file == str(mood.origin)]
+    return errors
 
 
 @dataclass
