@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
-from py_trees.composites import Composite, Selector
+from py_trees.composites import Composite
 from py_trees.decorators import Decorator
 
 from brain.choosers_math import (
@@ -37,6 +37,7 @@ from brain.choosers_math import (
 from brain.context import BrainContext
 from brain.graph import Graph
 
+from .composites import Selector
 from .explain import and_list, label, num, structural_reason
 
 __all__ = ["ScoreSpec", "Scoring", "StartMoodGate", "StrictPriority", "WeightedRandom"]

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from py_trees.behaviour import Behaviour
-from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MIN_MM
@@ -45,6 +44,7 @@ from .behavior_class import (
     emotion_nodes,
     triggers_param,
 )
+from .composites import Sequence as SequenceNode
 from .face_behaviors import FACE_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param

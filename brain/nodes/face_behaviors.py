@@ -20,14 +20,14 @@ from dataclasses import replace
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
-from py_trees.composites import Selector
-from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG
 
 from .actions import ContextBehaviour, Drive, PlayAnimationTrigger, RandomWait
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
+from .composites import Selector
+from .composites import Sequence as SequenceNode
 from .decorators import FailureIsSuccess, Repeat
 from .params import Param
 from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace

@@ -12,12 +12,12 @@ from typing import Any
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
-from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 
 from .actions import PlayAnimationTrigger, StopMotors, Wait, _Polled
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
+from .composites import Sequence as SequenceNode
 from .conditions import current_orientation
 from .decorators import Explained
 from .params import Param

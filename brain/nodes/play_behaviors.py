@@ -24,8 +24,6 @@ from typing import Any
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
-from py_trees.composites import Selector
-from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 from driver.events import EVENT_KINDS
@@ -34,6 +32,8 @@ from driver.samples import RobotStatus
 
 from .actions import ContextBehaviour, PlayAnimationTrigger, _cancel, _stop_wheels, wheel_mark
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
+from .composites import Selector
+from .composites import Sequence as SequenceNode
 from .params import Param
 
 __all__ = ["ANSWER_KINDS", "LEG_DRAWS", "PLAY_CLASSES", "Explore", "WaitForAnswer"]

@@ -20,8 +20,7 @@ from typing import Any
 from py_trees import behaviours as pt_behaviours
 from py_trees import common
 from py_trees.behaviour import Behaviour
-from py_trees.composites import Parallel, Selector
-from py_trees.composites import Sequence as SequenceNode
+from py_trees.composites import Parallel
 
 from brain.context import BrainContext
 from brain.graph import Graph
@@ -47,6 +46,8 @@ from .actions import (
 )
 from .behavior_class import BehaviorClass
 from .choosers import ScoreSpec, Scoring, StrictPriority, WeightedRandom
+from .composites import Selector
+from .composites import Sequence as SequenceNode
 from .conditions import (
     BatteryLow,
     MoodAbove,

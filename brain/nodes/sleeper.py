@@ -17,7 +17,6 @@ from typing import Any
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
-from py_trees.composites import Sequence as SequenceNode
 
 from brain.context import BrainContext
 from driver.events import EVENT_KINDS
@@ -25,6 +24,7 @@ from driver.hardware import HEAD_MIN_DEG, LIFT_MIN_MM
 
 from .actions import BackpackLights, ContextBehaviour, FireEmotionEvent, _cancel
 from .behavior_class import EMOTION_EVENT, TRIGGER_ALIASES, BehaviorClass, BehaviorSpec
+from .composites import Sequence as SequenceNode
 from .params import Param
 
 __all__ = ["SLEEPER_CLASSES", "Awake", "SLEEPER_PARAMS", "WAKE_EVENT_KINDS", "SleepUntilWoken", "sleeper_node"]
