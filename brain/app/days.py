@@ -17,8 +17,8 @@ import logging
 import multiprocessing
 import os
 import queue
-import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,44 +73,16 @@ class DayJob:
     progress: Any = None  # the queue back to the command: ("progress", seed, share done), ("done", seed, report)
     eyes: str = "sight"
     table: Table | None = DESK
-
-
-def run_day(job: DayJob) -> dict[str, Any]:
-    """Simulate one day (in a worker process); its report as a dict, or ``{"seed", "error"}``."""
-    import asyncio
-
-    from .simulate import QuietAndStamped, SimulationError, run_virtual, simulate
-
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.DEBUG if job.verbose else logging.WARNING, stream=sys.stderr,
-                            format=f"%(asctime)s %(levelname)-7s seed {job.seed} %(name)s: %(message)s",
-                            datefmt="%H:%M:%S")
-    last = 0.0
-
-    def progress(text: str, milestone: bool, done: float) -> None:
-        nonlocal last
-        now = time.perf_counter()
-        if job.progress is not None and now - last >= WORKER_PROGRESS_S:
-            last = now
-            job.progress.put(("progress", job.seed, done))
-
-    async def main() -> Any:
-        with QuietAndStamped(asyncio.get_running_loop(), job.verbose):
-            return await simulate(job.personality, job.roots, hours=job.hours, script=job.script, seed=job.seed,
-                                  heartbeat_hz=job.heartbeat_hz, start_clock=job.start_clock, progress=progress,
-                                  eyes=job.eyes, table=job.table)
-
-    try:
-        report = run_virtual(main())
-    except SimulationError as exc:
-        return {"seed": job.seed, "error": str(exc)}
-    return dict(report.as_dict())
+    #: what simulates the day in the worker (a module-level function, so the job pickles):
+    #: :func:`brain.app.simulate.run_day`
+    runner: Callable[[DayJob], dict[str, Any]] | None = None
 
 
 def _day_process(job: DayJob) -> None:
     """A worker process: one day, its result sent back on the job's queue."""
     try:
-        result = run_day(job)
+        assert job.runner is not None, "a day job needs its runner"
+        result = job.runner(job)
     except Exception as exc:  # reported as that day's failure, with what went wrong
         logging.getLogger(__name__).exception("seed %d failed", job.seed)
         result = {"seed": job.seed, "error": f"{type(exc).__name__}: {exc}"}
@@ -119,15 +91,15 @@ def _day_process(job: DayJob) -> None:
 
 def simulate_days(personality: Path, roots: list[Path], *, hours: float, script: list[Any], seeds: list[int],
                   jobs: int | None, heartbeat_hz: float, start_clock: str, report_path: Path | None,
-                  verbose: bool, eyes: str = "sight", table: Table | None = DESK) -> int:
+                  verbose: bool, runner: Callable[[DayJob], dict[str, Any]], progress_every_s: float = 5.0,
+                  eyes: str = "sight", table: Table | None = DESK) -> int:
     """Run one day per seed in ``jobs`` processes; log each day and the worst; write the report. Exit code.
 
     Each day is a process of its own (started fresh, ``spawn``), at most ``jobs`` at a time; they
     send their progress and their report back on one queue. A process that dies without a report
     (killed, out of memory) is that day's failure; an interrupt ends every running day at once.
+    ``runner`` simulates one day in a worker; progress shows at most every ``progress_every_s``.
     """
-    from .simulate import PROGRESS_WALL_S
-
     workers = max(1, min(len(seeds), jobs or os.cpu_count() or 1))
     log.info("simulating %s for %g h from %s: %d day(s), seeds %s, in %d process(es)%s", personality, hours,
              start_clock, len(seeds), ",".join(map(str, seeds)), workers,
@@ -140,13 +112,13 @@ def simulate_days(personality: Path, roots: list[Path], *, hours: float, script:
     running: dict[int, Any] = {}
     shares: dict[int, float] = {}
     dead_since: dict[int, float] = {}
-    with Progress(log, every_s=PROGRESS_WALL_S) as shown:
+    with Progress(log, every_s=progress_every_s) as shown:
         try:
             while todo or running:
                 while todo and len(running) < workers:
                     seed = todo.pop(0)
                     job = DayJob(personality, roots, hours, script, seed, heartbeat_hz, start_clock, verbose, inbox,
-                                 eyes, table)
+                                 eyes, table, runner)
                     running[seed] = context.Process(target=_day_process, args=(job,), name=f"day-{seed}", daemon=True)
                     running[seed].start()
                 try:

@@ -35,6 +35,7 @@ import asyncio
 import logging
 import math
 import random
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +44,7 @@ from typing import Any
 from driver.sim.body import DESK, Table
 
 from ..rhythm import format_clock, parse_clock, simulated_day_clock
+from . import days
 from .day_report import MAX_EPISODES, SERIES_POINTS, SimulationReport, SleepEpisode, hms
 from .liveliness import WAKE_UP_TRIGGERS, liveliness
 from .progress import Progress
@@ -358,6 +360,34 @@ class QuietAndStamped:
             handler.removeFilter(self.stamp)
 
 
+def run_day(job: days.DayJob) -> dict[str, Any]:
+    """Simulate one day (in a worker process); its report as a dict, or ``{"seed", "error"}``."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.DEBUG if job.verbose else logging.WARNING, stream=sys.stderr,
+                            format=f"%(asctime)s %(levelname)-7s seed {job.seed} %(name)s: %(message)s",
+                            datefmt="%H:%M:%S")
+    last = 0.0
+
+    def progress(text: str, milestone: bool, done: float) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if job.progress is not None and now - last >= days.WORKER_PROGRESS_S:
+            last = now
+            job.progress.put(("progress", job.seed, done))
+
+    async def main() -> Any:
+        with QuietAndStamped(asyncio.get_running_loop(), job.verbose):
+            return await simulate(job.personality, job.roots, hours=job.hours, script=job.script, seed=job.seed,
+                                  heartbeat_hz=job.heartbeat_hz, start_clock=job.start_clock, progress=progress,
+                                  eyes=job.eyes, table=job.table)
+
+    try:
+        report = run_virtual(main())
+    except SimulationError as exc:
+        return {"seed": job.seed, "error": str(exc)}
+    return dict(report.as_dict())
+
+
 # ----------------------------------------------------------------------------- command line
 
 
@@ -367,7 +397,6 @@ def simulate_command(args: argparse.Namespace) -> int:
     from driver.sim.script import ScriptError, load_script
 
     from .config import ConfigError, load_config
-    from .days import parse_seeds, simulate_days
 
     hours = getattr(args, "hours", None)
     if hours is None or not hours > 0 or not math.isfinite(hours):
@@ -388,7 +417,7 @@ def simulate_command(args: argparse.Namespace) -> int:
     seeds: list[int] | None = None
     if seeds_text is not None:
         try:
-            seeds = parse_seeds(seeds_text)
+            seeds = days.parse_seeds(seeds_text)
         except ValueError as exc:
             log.error("--seeds: %s", exc)
             return 2
@@ -420,9 +449,10 @@ def simulate_command(args: argparse.Namespace) -> int:
         log.error("--table: %s", exc)
         return 2
     if seeds is not None:
-        return simulate_days(personality, roots, hours=hours, script=script, seeds=seeds, jobs=jobs,
-                             heartbeat_hz=cfg.heartbeat_hz, start_clock=start_clock, report_path=report_path,
-                             verbose=verbose, eyes=eyes, table=table)
+        return days.simulate_days(personality, roots, hours=hours, script=script, seeds=seeds, jobs=jobs,
+                                  heartbeat_hz=cfg.heartbeat_hz, start_clock=start_clock, report_path=report_path,
+                                  verbose=verbose, runner=run_day, progress_every_s=PROGRESS_WALL_S, eyes=eyes,
+                                  table=table)
     seed = getattr(args, "seed", None)
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)
