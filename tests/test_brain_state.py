@@ -61,6 +61,11 @@ def test_a_poke_wakes_a_sleeper_and_says_so_and_an_interruption_too() -> None:
     ctx.push_event(ev.Poked(clock.t))
     sleep.tick_once()
     assert ctx.arousal.state == "drowsy" and ctx.arousal.why == "woken by poked"
+    clock.t += 3
+    sleep.tick_once()  # started again while waking up (a reaction broke off the wake-up): not asleep again
+    assert sleep.status is Status.SUCCESS and ctx.arousal.state == "drowsy"
+    Awake("awake", ctx).tick_once()
+    clock.t += 60
     sleep.tick_once()
     assert ctx.arousal.asleep
     sleep.stop(Status.INVALID)  # a reaction that does not resume it took over

@@ -70,9 +70,9 @@ class SleepUntilWoken(ContextBehaviour):
     is the reason); drowsy when something woke it (``woken by poked``, ``nap over``): it is waking
     up, and the wake-up that follows (the Wake behaviour) makes it awake, while the ``sleeping``
     condition keeps the branch that put it to sleep going until then. Interrupted (a reaction
-    that does not resume it, such as a pick-up), it is drowsy too, ``interrupted``: started again
-    within :data:`RESUME_WAKE_S` it does not fall asleep again but ends at once, so the wake-up
-    after it still plays.
+    that does not resume it, such as a pick-up), it is drowsy too, ``interrupted``. Started again
+    while drowsy, within :data:`RESUME_WAKE_S` of it (the sleep or the wake-up after it was
+    broken off), it does not fall asleep again but ends at once, so the wake-up plays.
 
     Asleep it shows the ``face`` held still (no blinks, no glances) and plays the ``loop`` clip
     over and over once the get-in is done: slow breathing. Something that happens wakes it in
@@ -133,10 +133,14 @@ class SleepUntilWoken(ContextBehaviour):
         self._motion_seen = now
         self._loop_at = 0.0
         a = self.ctx.arousal
-        self._waking = (a.state == "drowsy" and a.why == "interrupted"
-                        and self.fell_asleep_at - a.since <= RESUME_WAKE_S)
+        # Drowsy is waking up: started again within RESUME_WAKE_S of it (a reaction broke off the
+        # sleep or the wake-up after it), it does not fall asleep again but ends at once, so the
+        # wake-up plays (again). Asleep again without being tired, nothing but an event would
+        # end the sleep.
+        self._waking = a.state == "drowsy" and self.fell_asleep_at - a.since <= RESUME_WAKE_S
         if self._waking:
-            self.feedback_message = "waking up after an interruption"
+            self.feedback_message = ("waking up after an interruption" if a.why == "interrupted"
+                                     else f"still waking up ({a.why})")
             return
         self._tired = a.sleepy
         a.fall_asleep(self.fell_asleep_at, self.parent.name if self.parent is not None else self.name)
