@@ -59,6 +59,23 @@ def test_faces_the_camera_cannot_see(bearing: float, distance: float, head: floa
     assert RoomSight(_room(bearing, distance)).faces(HOME, math.radians(head)) == [], why
 
 
+@pytest.mark.parametrize(("bearing", "distance", "head", "said"), [
+    (10, 0.6, 15, "in view at"),
+    (40, 0.6, 15, "left of the picture (head at 15°)"),
+    (-40, 0.6, 15, "right of the picture"),
+    (0, 0.6, 44, "below the picture (head at 44°)"),
+    (0, 0.6, -25, "above the picture (head at -25°)"),
+    (0, 1.5, 15, "too far to find"),
+    (180, 0.6, 15, "behind the camera"),
+])
+def test_the_simulator_says_where_a_face_is_in_the_picture(bearing: float, distance: float, head: float,
+                                                          said: str) -> None:
+    """What the simulator logs when a person comes, so a day's log tells why a face was not seen."""
+    sight = RoomSight(_room(bearing, distance))
+    assert said in sight.where("alice", HOME, math.radians(head))
+    assert sight.where("bob", HOME, 0.0) == "not in the room"
+
+
 def test_a_turned_robot_sees_what_is_in_front_of_it_now() -> None:
     sight = RoomSight(_room(40))
     assert sight.faces((0.0, 0.0, 0.0, math.radians(40)), math.radians(15))

@@ -19,6 +19,7 @@ from py_trees.common import Status
 
 from brain.assets.resource_set import ResourceSet
 from brain.context import BrainContext
+from brain.nodes.actions import LookAround
 from brain.nodes.behavior_class import BehaviorSpec
 from brain.nodes.registry import BEHAVIOR_CLASSES
 from brain.nodes.world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace, aim_at
@@ -207,3 +208,31 @@ def test_an_interrupted_node_leaves_the_wheels_to_the_node_that_took_over() -> N
             await sim.stop()
 
     run(body(), timeout=30)
+
+
+def test_look_around_glances_about_and_back_never_wandering_off() -> None:
+    """LookAround's turns stay within 75° of the heading it started at, however many it draws."""
+
+    async def body() -> None:
+        sim, robot, ctx = await _robot()
+        try:
+            await eventually(lambda: robot.state is not None)
+            start = sim.body.angle_rad
+            offsets: list[float] = []
+
+            def watch() -> None:
+                d = sim.body.angle_rad - start
+                offsets.append(math.degrees(math.atan2(math.sin(d), math.cos(d))))
+
+            glance = LookAround("glances", ctx, seconds=9.0, turn_range_deg=(55.0, 70.0), pause_range_s=(0.05, 0.1))
+            ctx.rng = random.Random(11)
+            assert await _until_done(glance, limit_s=20, also=watch) is Status.SUCCESS
+            turns = glance.glances
+            assert turns >= 6, f"only {turns} glances"
+            assert max(offsets) - min(offsets) > 50, "it never turned"
+            assert max(abs(o) for o in offsets) <= 75 + 8, f"wandered to {max(offsets, key=abs):.0f}°"
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=60)

@@ -389,15 +389,19 @@ class LookAround(ContextBehaviour):
     Each step picks either a head angle in ``head_range_deg`` or a turn of a random size in
     ``turn_range_deg`` (either direction), waits for it, then pauses for a random time in
     ``pause_range_s``. It succeeds when the time is up; the wheels stop when it ends or is
-    interrupted.
+    interrupted. The turns stay within ``max_offset_deg`` of the heading it started at, the way a
+    pet glances about and back rather than wandering round: whoever it was facing is soon in view
+    again.
     """
 
     def __init__(self, name: str, ctx: BrainContext, seconds: float = 10.0,
                  head_range_deg: tuple[float, float] = (-5.0, 30.0),
                  turn_range_deg: tuple[float, float] = (20.0, 70.0),
-                 pause_range_s: tuple[float, float] = (0.3, 1.5)) -> None:
+                 pause_range_s: tuple[float, float] = (0.3, 1.5), max_offset_deg: float = 75.0) -> None:
         super().__init__(name, ctx)
         self.seconds = float(seconds)
+        self.max_offset_deg = float(max_offset_deg)
+        self._offset_deg = 0.0
         self.head_range_deg = head_range_deg
         self.turn_range_deg = turn_range_deg
         self.pause_range_s = pause_range_s
@@ -412,6 +416,7 @@ class LookAround(ContextBehaviour):
         self._action = None
         self._pause_until = 0.0
         self.glances = 0
+        self._offset_deg = 0.0
 
     def _next(self) -> Any:
         rng, robot = self.ctx.rng, self.ctx.robot
@@ -420,6 +425,9 @@ class LookAround(ContextBehaviour):
         if rng.random() < 0.5:
             return robot.set_head_angle(math.radians(rng.uniform(*self.head_range_deg)))
         degrees = rng.uniform(*self.turn_range_deg) * (1 if rng.random() < 0.5 else -1)
+        if abs(self._offset_deg + degrees) > self.max_offset_deg:
+            degrees = -degrees  # back the other way, towards where it started
+        self._offset_deg += degrees
         return robot.turn_in_place(math.radians(degrees), speed=math.radians(120))
 
     def update(self) -> Status:

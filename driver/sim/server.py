@@ -42,6 +42,7 @@ from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .faults import NetworkFaults
 from .room import ROOM_EVENTS, Room
 from .script import Step
+from .sight import RoomSight
 from .world import WorldEvents
 
 log = logging.getLogger(__name__)
@@ -541,6 +542,10 @@ class SimulatedCozmo(WorldEvents):
             log.info("sim: scripted %s at %.1f s %s", step.event, step.at, step.args)
             b = self.body
             self.room.apply(step.event, step.args, (b.x_mm, b.y_mm, b.angle_rad), asyncio.get_running_loop().time())
+            if step.event == "face":
+                log.info("sim: %s's face is %s", step.args["face"],
+                         RoomSight(self.room).where(step.args["face"], (b.x_mm, b.y_mm, 0.0, b.angle_rad),
+                                                    b.head.position))
             return
         super().run_step(step)
 

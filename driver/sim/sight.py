@@ -65,18 +65,38 @@ class RoomSight:
 
     def faces(self, pose: Pose4, head_angle_rad: float) -> list[Box]:
         """The face boxes in the picture of a robot at ``pose`` with its head at ``head_angle_rad``."""
-        cam, out = self.camera, []
+        out = []
         for person in self.room.people.values():
-            seen = project(to_robot((person.x_mm, person.y_mm, person.z_mm), pose), head_angle_rad, cam)
-            if seen is None or seen[2] > self.max_face_mm:
-                continue
-            u, v, depth = seen
-            w = FACE_WIDTH_MM * cam.fx / depth
-            h = w * 1.2
-            box = Box(u - w / 2, v - h / 2, w, h, 1.0)
-            if box.x >= 0 and box.y >= 0 and box.x + box.w <= cam.width and box.y + box.h <= cam.height:
+            box, _ = self._face(person, pose, head_angle_rad)
+            if box is not None:
                 out.append(box)
         return out
+
+    def where(self, name: str, pose: Pose4, head_angle_rad: float) -> str:
+        """Where person ``name``'s face is in the picture, or why it is not seen: for the simulator's log."""
+        person = self.room.people.get(name)
+        if person is None:
+            return "not in the room"
+        return self._face(person, pose, head_angle_rad)[1]
+
+    def _face(self, person: Any, pose: Pose4, head_angle_rad: float) -> tuple[Box | None, str]:
+        """The face box of ``person`` (None when not wholly in the picture) and where it is, in words."""
+        cam = self.camera
+        seen = project(to_robot((person.x_mm, person.y_mm, person.z_mm), pose), head_angle_rad, cam)
+        head = f"head at {math.degrees(head_angle_rad):.0f}°"
+        if seen is None:
+            return None, "behind the camera"
+        u, v, depth = seen
+        if depth > self.max_face_mm:
+            return None, f"too far to find ({depth:.0f} mm)"
+        w = FACE_WIDTH_MM * cam.fx / depth
+        h = w * 1.2
+        box = Box(u - w / 2, v - h / 2, w, h, 1.0)
+        off = [side for side, out in (("left of", box.x < 0), ("right of", box.x + box.w > cam.width),
+                                      ("above", box.y < 0), ("below", box.y + box.h > cam.height)) if out]
+        if off:
+            return None, f"{' and '.join(off)} the picture ({head})"
+        return box, f"in view at ({u:.0f}, {v:.0f}) px, {depth:.0f} mm ({head})"
 
     def motion(self, pose: Pose4, head_angle_rad: float, now: float,
                captured_at: float, robot_time_ms: int) -> MotionReport | None:
