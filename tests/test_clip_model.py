@@ -199,7 +199,7 @@ def test_f32_text_is_shortest_exact(value, text):
         (dict(head_angle=(HeadAngle(0, 0, 200),)), "HeadAngle", 0, "angle_deg: 200 is outside -128..127"),
         (dict(lift_height=(LiftHeight(0, 0, 300),)), "LiftHeight", 0, "height_mm: 300 is outside 0..255"),
         (dict(lift_height=(LiftHeight(-1, 0, 30),)), "LiftHeight", 0, "triggerTime_ms: -1 is outside"),
-        (dict(backpack_lights=(BackpackLights(0, 0, left=(1.5, 0, 0, 1)),)), "BackpackLights", 0, "outside 0..1"),
+        (dict(backpack_lights=(BackpackLights(0, 0, left=(math.inf, 0, 0, 1)),)), "BackpackLights", 0, "finite"),
         (dict(backpack_lights=(BackpackLights(0, 0, back=(1, 0, 0)),)), "BackpackLights", 0, "expected 4 values"),
         (dict(procedural_face=(ProceduralFace(0, left_eye=(0.0,) * 20),)), "ProceduralFace", 0, "at most 19"),
         (dict(procedural_face=(ProceduralFace(0, face_angle=math.nan),)), "ProceduralFace", 0, "finite"),
@@ -244,3 +244,12 @@ def test_clips_are_immutable_and_source_is_not_compared():
     assert replace(clip, source="elsewhere.bin") == clip
     with pytest.raises(AttributeError):
         clip.name = "other"  # type: ignore[misc]
+
+
+def test_light_colours_above_1_are_valid_and_warned() -> None:
+    """Other tools write 0-255 colours: the clip keeps them (a file converts without loss) and says so."""
+    clip = Clip("anim_lights_01", backpack_lights=(BackpackLights(40, 0, left=(255, 0, 0, 0)),))
+    (warning,) = clip.warnings()
+    assert warning == ("anim_lights_01: BackpackLights keyframe 0 (40 ms) Left (255, 0, 0, 0) is outside 0..1: "
+                       "read as a 0-255 colour")
+    assert Clip("anim_lights_02", backpack_lights=(BackpackLights(0, 0, left=(1, 0.5, 0, 1)),)).warnings() == []

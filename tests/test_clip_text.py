@@ -318,7 +318,6 @@ def at(err: TextFormatError) -> tuple[int, int]:
         ("controls wheels\nfrequency 1\n\nno parameters\n\nrecord_heading\nyes\n", 7, 1, "takes 1 (a keyframe"),
         ("controls audio\nfrequency 1\n\nno parameters\n\naudio_id audio_alts\n1 maybe\n", 7, 3, "takes 0 or 1"),
         ("controls audio\nfrequency 1\n\nno parameters\n\naudio_id\n1,x-1\n", 7, 1, "or sound names, got 'x-1'"),
-        ("controls lights\nfrequency 1\n\nno parameters\n\nlights\n" + "2 0 0 " * 5 + "\n", 7, 1, "outside 0..1"),
         ("controls face\nfrequency 1\n\nno parameters\n\nface_angle face_center_x face_center_y face_scale_x "
          "face_scale_y l_center_x l_center_y\n0 0 0 1 1 - 3\n", 7, 11, "must not have gaps"),
         ('controls events\nfrequency 1\n\nno parameters\n\nevent\n"open\n', 7, 1, "bad quoted string"),

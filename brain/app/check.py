@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from brain.assets import Issue, exit_code, format_report, load_resource_set, validate
+from brain.assets import Issue, Severity, exit_code, format_report, load_resource_set, validate
 from brain.nodes.behavior_check import check_behavior_params, format_param_report
 from brain.nodes.registry import BEHAVIOR_CLASSES
 
@@ -31,6 +31,35 @@ def _personality_issues(path: str, rs: Any) -> list[Issue]:
     from brain.personality import check_personality
 
     return list(check_personality(Path(path), rs))
+
+
+def _clip_issues(rs: Any) -> list[Issue]:
+    """Decode every clip file of the index (a file that scans may still fail) and say what looks unmeant.
+
+    The index itself only scans names; ``run`` decodes a clip when it first plays, so a bad one
+    would surface mid-day. Here every file is decoded once: one error per file that fails, one
+    warning per :meth:`Clip.warnings` line, reported with the file.
+    """
+    index = rs.clips
+    if index is None:
+        return []
+    from driver.animation.clip import AnimationError
+
+    issues: list[Issue] = []
+    failed: set[str] = set()
+    for name in index.names():
+        file = str(index.location(name).file)
+        if file in failed:
+            continue
+        try:
+            clip = index.get(name)
+        except AnimationError as exc:
+            failed.add(file)
+            issues.append(Issue(Severity.ERROR, f"animation clip {name!r} cannot be decoded: {exc}", file=file,
+                                code="clips"))
+            continue
+        issues.extend(Issue(Severity.WARNING, w, file=file, code="clips") for w in clip.warnings())
+    return issues
 
 
 def check_command(args: argparse.Namespace) -> int:
@@ -55,6 +84,7 @@ def check_command(args: argparse.Namespace) -> int:
     result = validate(rs, BEHAVIOR_CLASSES)
     params = check_behavior_params(rs.behaviors.values(), BEHAVIOR_CLASSES)
     result.issues.extend(params.issues)
+    result.issues.extend(_clip_issues(rs))
     issues = _personality_issues(personality, rs) if personality else None
     sys.stdout.write(format_report(rs, result, personality=issues, personality_path=personality))
     sys.stdout.write("\n" + format_param_report(params, BEHAVIOR_CLASSES))

@@ -210,7 +210,7 @@ def _check_value(kind: str, value: Any) -> str | None:
             why = _check_value("float", v)
             if why:
                 return why
-            if kind in ("rgba", "probs") and not 0.0 <= v <= 1.0:
+            if kind == "probs" and not 0.0 <= v <= 1.0:
                 return f"{v} is outside 0..1"
         return None
     raise AssertionError(f"unknown field kind {kind}")  # a programming error in FIELDS
@@ -295,6 +295,25 @@ class Clip:
             for kf in getattr(self, track.attr):
                 end = max(end, kf.end_ms)
         return end
+
+    def warnings(self) -> list[str]:
+        """What is valid but probably not meant, one line each (``check`` and ``anim convert`` say them).
+
+        A light colour channel above 1: the schema's floats are fractions of full brightness,
+        but files written by other tools carry 0-255; the value is kept as written and a light
+        with any channel above 1 plays as a 0-255 colour (see ``timeline.light_colors``).
+        """
+        out = []
+        for i, kf in enumerate(self.backpack_lights):
+            for attr, schema_name, _kind in kf.FIELDS:
+                if _kind != "rgba":
+                    continue
+                rgba = getattr(kf, attr)
+                if any(not 0.0 <= v <= 1.0 for v in rgba):
+                    shown = ", ".join(f"{v:g}" for v in rgba)
+                    out.append(f"{self.name}: BackpackLights keyframe {i} ({kf.trigger_time_ms} ms) {schema_name} "
+                               f"({shown}) is outside 0..1: read as a 0-255 colour")
+        return out
 
     @property
     def keyframe_count(self) -> int:

@@ -131,6 +131,9 @@ def convert(in_path: str | os.PathLike, out_path: str | os.PathLike) -> int:
         clips = load_clips(src)
         if not clips:
             raise ConvertError(f"{src}: no animation clips found")
+        for clip in clips:
+            for warning in clip.warnings():
+                log.warning("%s: %s (kept as written)", src, warning)
         written = save_clips(clips, dst)
     except AnimationError as exc:
         log.error("%s", exc)

@@ -182,11 +182,16 @@ def keyframe_face(kf: Any) -> FaceParams:
 
 
 def light_colors(kf: BackpackLights) -> list[int]:
-    """A BackpackLights keyframe as AnimBackpackLights colours (left, front, middle, back, right)."""
+    """A BackpackLights keyframe as AnimBackpackLights colours (left, front, middle, back, right).
+
+    Channels are fractions of full brightness (Anki's files); a light with any channel above 1
+    was written as 0-255 by another tool and is read so (``Clip.warnings`` says so).
+    """
     out = []
     for name in ("left", "front", "middle", "back", "right"):
         rgba = tuple(getattr(kf, name)) + (0.0, 0.0, 0.0)
-        r, g, b = (int(round(_clamp(c, 0.0, 1.0) * 255)) for c in rgba[:3])
+        scale = 1.0 if max(rgba[:3]) <= 1.0 else 1.0 / 255.0
+        r, g, b = (int(round(_clamp(c * scale, 0.0, 1.0) * 255)) for c in rgba[:3])
         out.append(m.rgb555(r, g, b))
     return out
 
