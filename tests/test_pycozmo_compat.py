@@ -26,9 +26,12 @@ def _drive_with_pycozmo(addr: tuple[str, int], out: dict[str, Any]) -> None:
         cli.wait_for_robot(timeout=5)
         out["ready"] = True
         states: list[Any] = []
+        stamps: list[int] = []
         cli.add_handler(pycozmo.event.EvtRobotStateUpdated, lambda c: states.append(time.monotonic()))
+        cli.conn.add_handler(pycozmo.protocol_encoder.RobotState, lambda c, pkt: stamps.append(pkt.timestamp))
         time.sleep(0.4)
         out["states"] = len(states)
+        out["stamps"] = list(stamps)
         cli.set_head_angle(0.6)
         deadline = time.monotonic() + 3
         while time.monotonic() < deadline and abs(cli.head_angle.radians - 0.6) > 0.02:
@@ -53,6 +56,9 @@ def test_pycozmo_client_connects_gets_state_and_moves_the_head() -> None:
         assert "error" not in out, out.get("error")
         assert out.get("ready") is True
         assert out["states"] >= 5  # ~33 Hz RobotState for 0.4 s
+        # the robot's own clock: timestamps step by exactly 30 ms, whenever the host's loop ran the tick
+        steps = [b - a for a, b in zip(out["stamps"], out["stamps"][1:], strict=False)]
+        assert len(steps) >= 4 and all(step > 0 and step % 30 == 0 for step in steps), steps
         assert out["head"] == pytest.approx(0.6, abs=0.02)
         assert sim.body.head.position == pytest.approx(0.6, abs=0.02)
         assert sim.counts["SetHeadAngle"] == 1 and sim.counts["GetManufacturingInfo"] >= 1

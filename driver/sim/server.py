@@ -133,6 +133,7 @@ class SimulatedCozmo(WorldEvents):
         self._message_listeners: list[Callable[[Any], None]] = []
         self._step_listeners: list[Callable[[Step], None]] = []
         self._sync_time = 0.0
+        self._first_state: tuple[float, int] | None = None  # (loop time, robot ms) of the first state
         self._connected_at: float | None = None
         self._peer: tuple[str, int] | None = None
         self._since_connect: Counter[str] = Counter()
@@ -300,6 +301,7 @@ class SimulatedCozmo(WorldEvents):
 
     def _h_SyncTime(self, msg: Any) -> None:
         self._sync_time = asyncio.get_running_loop().time()
+        self._first_state = None
         self.send(m.SyncTimeAck())
         self.streaming = True
 
@@ -495,6 +497,19 @@ class SimulatedCozmo(WorldEvents):
         loop = asyncio.get_running_loop()
         return int((loop.time() - self._sync_time) * 1000) & 0xFFFFFFFF
 
+    def _state_timestamp(self, now: float) -> int:
+        """The robot time of the state sent at loop time ``now``: exactly one state period after the last.
+
+        A real robot samples its state every 6 ticks of its own 200 Hz loop, so timestamps step by
+        exactly 30 ms whatever the host's clock does (hardware.md §2); a stalled loop skips whole
+        periods. The first counts from SyncTime.
+        """
+        first = self._first_state
+        if first is None:
+            first = self._first_state = (now, int((now - self._sync_time) * 1000))
+        periods = round((now - first[0]) / self.state_period)
+        return (first[1] + int(round(periods * self.state_period * 1000))) & 0xFFFFFFFF
+
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         start = loop.time()
@@ -532,7 +547,7 @@ class SimulatedCozmo(WorldEvents):
                 self.run_step(self.script[self._script_pos])
                 self._script_pos += 1
         if self.streaming and self.connected:
-            self.send(self.robot_state())
+            self.send(self.robot_state(self._state_timestamp(now)))
 
     def run_step(self, step: Step) -> None:
         """Carry out one scripted event; people and moving things go into the room."""
@@ -555,13 +570,13 @@ class SimulatedCozmo(WorldEvents):
             return None
         return camera_pose_of(self.body), self._timestamp(), gyro_rates_of(self.body)
 
-    def robot_state(self) -> Any:
-        """The RobotState message for the body as it is now."""
+    def robot_state(self, timestamp: int | None = None) -> Any:
+        """The RobotState message for the body as it is now (at robot time ``timestamp``, default now)."""
         b = self.body
         ax, ay, az = b.accel()
         gx, gy, gz = b.gyro()
         return m.RobotState(
-            timestamp=self._timestamp(),
+            timestamp=self._timestamp() if timestamp is None else timestamp,
             pose_frame_id=0,
             pose_origin_id=1,
             pose_x=b.x_mm,
