@@ -92,3 +92,33 @@ def test_the_simulated_lift_turns_at_the_arms_angular_speed() -> None:
 
     took = run_virtual(main())
     assert 0.7 < took < 1.4, took
+
+
+@pytest.mark.e2e
+def test_the_simulator_ignores_face_and_sound_until_the_animation_controller_is_set_up() -> None:
+    """A real robot drops face images, audio and keyframes that come before EnableAnimationState (§7.6)."""
+    from driver.link import Link, Role
+    from driver.protocol import messages as m
+    from driver.sim.server import SimulatedCozmo
+
+    from .conftest import eventually, run
+
+    async def body() -> None:
+        sim = await SimulatedCozmo(port=0).start()
+        link = await Link.open(Role.ENGINE, peer=sim.address)
+        try:
+            await link.connect(timeout=5.0)
+            link.send(m.encode(m.DisplayImage(image=b"\x3f\x3f")))
+            link.send(m.encode(m.OutputAudio()))
+            await eventually(lambda: sim.counts["OutputAudio"] == 1, timeout=5)
+            assert (sim.display.images, sim.speaker.frames, sim.ignored_before_anim_init) == (0, 0, 2)
+            link.send(m.encode(m.EnableAnimationState()))
+            link.send(m.encode(m.DisplayImage(image=b"\x3f\x3f")))
+            link.send(m.encode(m.OutputAudio()))
+            await eventually(lambda: sim.speaker.frames == 1, timeout=5)
+            assert sim.display.images == 1 and sim.ignored_before_anim_init == 2
+        finally:
+            link.close()
+            await sim.stop()
+
+    run(body(), timeout=30)

@@ -47,6 +47,11 @@ from .world import WorldEvents
 
 log = logging.getLogger(__name__)
 
+#: What a real robot ignores until the engine's EnableAnimationState (InitAnimController): the face,
+#: the sound and the animation keyframes.
+ANIM_STREAM = frozenset({"DisplayImage", "OutputAudio", "OutputSilence", "AnimHead", "AnimLift", "AnimBody",
+                         "AnimBackpackLights", "StartAnimation", "EndAnimation", "AbortAnimation"})
+
 FIRMWARE_VERSION = 2381
 
 
@@ -133,6 +138,10 @@ class SimulatedCozmo(WorldEvents):
         self._message_listeners: list[Callable[[Any], None]] = []
         self._step_listeners: list[Callable[[Step], None]] = []
         self._sync_time = 0.0
+        #: EnableAnimationState came on this connection: face, sound and keyframes are honoured.
+        self.anim_ready = False
+        #: Face, sound and keyframe messages that came before it and were ignored.
+        self.ignored_before_anim_init = 0
         self._first_state: tuple[float, int] | None = None  # (loop time, robot ms) of the first state
         self._connected_at: float | None = None
         self._peer: tuple[str, int] | None = None
@@ -233,6 +242,7 @@ class SimulatedCozmo(WorldEvents):
             if self._script_t0 is None:
                 self._script_t0 = self._connected_at
             self.streaming = False
+            self.anim_ready = False
             self._body_info_sent = False
             self.send(m.HardwareInfo(serial_number_head=self.serial_number, unknown1=0, unknown2=0))
             sig = json.dumps({"version": self.firmware_version, "time": 1512610000, "date": "2017-12-07",
@@ -268,6 +278,13 @@ class SimulatedCozmo(WorldEvents):
         self.counts[name] += 1
         self._since_connect[name] += 1
         self.received.append(msg)
+        if name in ANIM_STREAM and not self.anim_ready:
+            # a real robot ignores face, sound and animation keyframes until the engine has set up
+            # its animation controller (EnableAnimationState, Anki's InitAnimController; hardware.md §7.6)
+            self.ignored_before_anim_init += 1
+            if self.ignored_before_anim_init == 1:
+                log.warning("sim: %s before EnableAnimationState is ignored, as a real robot ignores it", name)
+            return
         handler = getattr(self, f"_h_{name}", None)
         if handler is not None:
             try:
@@ -415,6 +432,9 @@ class SimulatedCozmo(WorldEvents):
 
     def _h_AnimBackpackLights(self, msg: Any) -> None:
         self.backpack = tuple(msg.colors)
+
+    def _h_EnableAnimationState(self, msg: Any) -> None:
+        self.anim_ready = True
 
     def _h_DisplayImage(self, msg: Any) -> None:
         data = bytes(msg.image)
