@@ -14,7 +14,7 @@ import pytest
 
 from driver.animation.clip import Clip, HeadAngle, LiftHeight
 from driver.animation.timeline import Timeline
-from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM, QVGA
+from driver.hardware import DISPLAY_BLANK_AFTER_S, HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM, QVGA
 from driver.samples import lift_angle_rad, lift_height_mm
 from driver.sim.body import Body
 from driver.sim.camera import CameraPose, project
@@ -122,3 +122,43 @@ def test_the_simulator_ignores_face_and_sound_until_the_animation_controller_is_
             await sim.stop()
 
     run(body(), timeout=30)
+
+
+def test_the_simulated_screen_goes_dark_30_s_after_the_last_image_and_the_controller_keeps_it_lit() -> None:
+    """A real robot blanks its face 30 s after the last DisplayImage (hardware.md §7.10); the
+    animation controller resends the face before that, so the daemon's robot never goes dark."""
+    from brain.app.virtual_time import run_virtual
+    from driver.animation.controller import AnimationController
+    from driver.memlink import MemoryNetwork
+    from driver.robot import Robot
+    from driver.sim.server import SimulatedCozmo
+
+    async def main() -> tuple[int, int, bool, int, bool]:
+        net = MemoryNetwork()
+        sim = SimulatedCozmo("127.0.0.1", 5551)
+        await sim.start(open_link=net.open_link)
+        robot = Robot("127.0.0.1", 5551, lost_after=2.0)
+        await robot.connect(open_link=net.open_link)
+        ctl = AnimationController(robot, seed=1)
+        ctl.start()
+        ctl.idle.still = True  # asleep: no blinks, no saccades, the face never changes
+        try:
+            await asyncio.sleep(95.0)
+            kept = (sim.display.images, sim.display.blanks)
+            lit = bool(sim.display.pixels().any())
+        finally:
+            await ctl.stop()
+        loop = asyncio.get_running_loop()
+        last = sim.display.shown_at
+        assert last is not None
+        await asyncio.sleep(max(0.0, last + DISPLAY_BLANK_AFTER_S - 1.0 - loop.time()))
+        still_lit = not sim.display.blanked
+        await asyncio.sleep(2.0)
+        dark = sim.display.blanked and not sim.display.pixels().any()
+        await robot.disconnect()
+        await sim.stop()
+        return kept[0], kept[1], lit and still_lit, sim.display.blanks, dark
+
+    images, blanks_while_kept, lit, blanks, dark = run_virtual(main())
+    assert images >= 4 and blanks_while_kept == 0 and lit  # resent at least every 25 s: never dark
+    assert dark and blanks == 1  # nobody resends: dark 30 s after the last one

@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from ..animation.audio import AudioSink, mulaw_decode
-from ..hardware import ROBOT_STATE_PERIOD_S, TRACK_MM
+from ..animation.display import BLANK_SCREEN
+from ..hardware import DISPLAY_BLANK_AFTER_S, ROBOT_STATE_PERIOD_S, TRACK_MM
 from ..link import Link, LinkState, Role
 from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
@@ -62,14 +63,34 @@ class Display:
     last_image: bytes | None = None
     images: int = 0
     history: deque[tuple[float, bytes]] = field(default_factory=lambda: deque(maxlen=600))
+    #: Loop time of the last image; the screen goes dark ``DISPLAY_BLANK_AFTER_S`` later without another.
+    shown_at: float | None = None
+    #: The screen went dark for want of a new image (until the next one), and how often it did.
+    blanked: bool = False
+    blanks: int = 0
+
+    def show(self, data: bytes, now: float) -> None:
+        """A DisplayImage arrived at loop time ``now``."""
+        self.last_image, self.shown_at, self.blanked = data, now, False
+        self.images += 1
+        self.history.append((now, data))
+
+    def check_blank(self, now: float) -> bool:
+        """Blank the screen if its image is older than the robot keeps one; True when it just went dark."""
+        if self.blanked or self.shown_at is None or now - self.shown_at <= DISPLAY_BLANK_AFTER_S:
+            return False
+        self.blanked = True
+        self.blanks += 1
+        self.history.append((now, BLANK_SCREEN))
+        return True
 
     def pixels(self) -> Any:
-        """The last image decoded to a (32, 128) boolean array (None before the first image)."""
+        """What the screen shows as a (32, 128) boolean array (None before the first image; dark once blanked)."""
         if self.last_image is None:
             return None
         from ..animation.display import decode  # local: the codec is only needed when asked
 
-        return decode(self.last_image)
+        return decode(BLANK_SCREEN if self.blanked else self.last_image)
 
 
 @dataclass
@@ -437,10 +458,7 @@ class SimulatedCozmo(WorldEvents):
         self.anim_ready = True
 
     def _h_DisplayImage(self, msg: Any) -> None:
-        data = bytes(msg.image)
-        self.display.last_image = data
-        self.display.images += 1
-        self.display.history.append((asyncio.get_running_loop().time(), data))
+        self.display.show(bytes(msg.image), asyncio.get_running_loop().time())
 
     def _h_OutputAudio(self, msg: Any) -> None:
         samples = bytes(msg.samples)
@@ -553,6 +571,9 @@ class SimulatedCozmo(WorldEvents):
 
     def _tick(self, now: float, dt: float) -> None:
         finished = self.body.step(dt)
+        if self.display.check_blank(now):
+            log.info("sim: no face image for %.0f s: the screen goes dark, as a real robot's does",
+                     DISPLAY_BLANK_AFTER_S)
         if "path" in finished:
             self.send(m.PathFollowingEvent(event_id=self._path_event_id, event_type=2))
         if self._reverts:
