@@ -77,13 +77,21 @@ class RoomSight:
         person = self.room.people.get(name)
         if person is None:
             return "not in the room"
-        return self._face(person, pose, head_angle_rad)[1]
+        box, why = self._face(person, pose, head_angle_rad)
+        head = f"head at {math.degrees(head_angle_rad):.0f}°"
+        if box is not None:
+            u, v = box.center
+            return f"in view at ({u:.0f}, {v:.0f}) px, {why} ({head})"
+        return why if why.startswith(("behind", "too far")) else f"{why} the picture ({head})"
 
     def _face(self, person: Any, pose: Pose4, head_angle_rad: float) -> tuple[Box | None, str]:
-        """The face box of ``person`` (None when not wholly in the picture) and where it is, in words."""
+        """The face box of ``person`` (None when not wholly in the picture) and a word on where it is.
+
+        The words are for :meth:`where`; they are short, so building them costs little beside the
+        projection on the hot path (:meth:`faces`).
+        """
         cam = self.camera
         seen = project(to_robot((person.x_mm, person.y_mm, person.z_mm), pose), head_angle_rad, cam)
-        head = f"head at {math.degrees(head_angle_rad):.0f}°"
         if seen is None:
             return None, "behind the camera"
         u, v, depth = seen
@@ -92,11 +100,11 @@ class RoomSight:
         w = FACE_WIDTH_MM * cam.fx / depth
         h = w * 1.2
         box = Box(u - w / 2, v - h / 2, w, h, 1.0)
+        if box.x >= 0 and box.y >= 0 and box.x + box.w <= cam.width and box.y + box.h <= cam.height:
+            return box, f"{depth:.0f} mm"
         off = [side for side, out in (("left of", box.x < 0), ("right of", box.x + box.w > cam.width),
                                       ("above", box.y < 0), ("below", box.y + box.h > cam.height)) if out]
-        if off:
-            return None, f"{' and '.join(off)} the picture ({head})"
-        return box, f"in view at ({u:.0f}, {v:.0f}) px, {depth:.0f} mm ({head})"
+        return None, " and ".join(off)
 
     def motion(self, pose: Pose4, head_angle_rad: float, now: float,
                captured_at: float, robot_time_ms: int) -> MotionReport | None:
