@@ -46,7 +46,7 @@ DEFAULT_STIMULI: Mapping[str, float] = MappingProxyType({
 
 #: What the camera reports. Asleep these pay nothing off: the sleeper decides whether a face it sees
 #: wakes it (and the day report never names them as what woke it).
-SEEN_KINDS = frozenset({"face_seen", "face_moved", "face_lost", "motion_seen"})
+SEEN_KINDS = frozenset({"face_seen", "face_moved", "face_lost", "face_glimpsed", "motion_seen"})
 
 #: The share of the sleepy level from which an awake robot looks tired (see :attr:`Arousal.tiring`).
 TIRING_SHARE = 0.75

@@ -8,11 +8,14 @@ be turned to. Entries older than their time to live are dropped by :meth:`WorldM
 
 The engine hands it the robot events of each beat (:meth:`WorldModel.update`) before the tree
 ticks: the vision's ``face_seen`` / ``face_moved`` / ``face_lost`` and ``motion_seen``, and the
-cubes' connection, tap and move events. With the robot's pose of the beat it also keeps the
-places where the cliff sensor saw the floor end while it drove (Anki's engine adds a cliff
-obstacle to its map the same way; a lifted robot's sensor loses the floor too, and that is no
-edge), so driving about can keep away from a table's edges it has already met; a pick-up
-forgets them, since the robot may be put down anywhere.
+cubes' connection, tap and move events. A ``face_glimpsed`` (a face detected once, not confirmed)
+is kept apart from the faces, as the last :class:`Glimpse`, for a few seconds: it is no one the
+robot knows, only a place worth a look, and a face seen after it answers it.
+
+With the robot's pose of the beat it also keeps the places where the cliff sensor saw the floor
+end while it drove (Anki's engine adds a cliff obstacle to its map the same way; a lifted robot's
+sensor loses the floor too, and that is no edge), so driving about can keep away from a table's
+edges it has already met; a pick-up forgets them, since the robot may be put down anywhere.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from driver import events as ev
 from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import PoseSample
 
-__all__ = ["EDGE_HALF_MM", "Cube", "Edge", "Face", "Motion", "WorldModel"]
+__all__ = ["EDGE_HALF_MM", "Cube", "Edge", "Face", "Glimpse", "Motion", "WorldModel"]
 
 #: An edge met is taken as a stretch of the floor's end this long (mm) either side of the place the
 #: cliff sensor looked at, square to the way the robot was heading: it drives into an edge about
@@ -54,6 +57,18 @@ class Face:
     in_view: bool = True
     #: How long no face had been seen when this one came (inf: none remembered), for greetings
     unseen_before_s: float = math.inf
+
+
+@dataclass
+class Glimpse:
+    """A face detected once and never confirmed: when (capture time) and where (world frame, mm)."""
+
+    at: float
+    x_mm: float
+    y_mm: float
+    z_mm: float
+    #: Direction from the robot when glimpsed, in the world frame (radians, counter-clockwise).
+    bearing_rad: float = 0.0
 
 
 @dataclass
@@ -112,14 +127,19 @@ class WorldModel:
     motion: Motion | None = None
     cubes: dict[int, Cube] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
+    #: The last face glimpsed and not yet answered by a face seen (see the module docstring).
+    glimpse: Glimpse | None = None
     face_ttl_s: float = 600.0
     motion_ttl_s: float = 60.0
     edge_ttl_s: float = 1800.0
+    glimpse_ttl_s: float = 10.0
 
     def expire(self, now: float) -> None:
-        """Forget faces and motion not seen for longer than their time to live."""
+        """Forget faces, glimpses and motion not seen for longer than their time to live."""
         for face_id in [f for f, face in self.faces.items() if now - face.last_seen > self.face_ttl_s]:
             del self.faces[face_id]
+        if self.glimpse is not None and now - self.glimpse.at > self.glimpse_ttl_s:
+            self.glimpse = None
         if self.motion is not None and now - self.motion.at > self.motion_ttl_s:
             self.motion = None
         if self.edges and now - self.edges[0].at > self.edge_ttl_s:
@@ -136,6 +156,11 @@ class WorldModel:
                     self.edges.clear()
             if isinstance(event, (ev.FaceSeen, ev.FaceMoved, ev.FaceLost)):
                 self._face(event)
+                if isinstance(event, ev.FaceSeen):
+                    self.glimpse = None
+            elif isinstance(event, ev.FaceGlimpsed):
+                self.glimpse = Glimpse(event.captured_at or float(event.at), event.x_mm, event.y_mm, event.z_mm,
+                                       event.heading_rad)
             elif isinstance(event, ev.MotionSeen):
                 self.motion = Motion(float(event.at), event.heading_rad, event.tilt_rad, event.amount, event.where)
             elif isinstance(event, ev.CubeConnection):
@@ -192,6 +217,9 @@ class WorldModel:
                        "distance_mm": round(f.distance_mm), "bearing_deg": round(math.degrees(f.bearing_rad), 1),
                        "x_mm": round(f.x_mm), "y_mm": round(f.y_mm), "z_mm": round(f.z_mm)}
                       for f in self.faces.values()],
+            "glimpse": None if self.glimpse is None else {
+                "at": round(self.glimpse.at, 2), "bearing_deg": round(math.degrees(self.glimpse.bearing_rad), 1),
+                "x_mm": round(self.glimpse.x_mm), "y_mm": round(self.glimpse.y_mm), "z_mm": round(self.glimpse.z_mm)},
             "motion": None if self.motion is None else {
                 "at": round(self.motion.at, 2), "where": self.motion.where,
                 "bearing_deg": round(math.degrees(self.motion.bearing_rad), 1)},

@@ -433,6 +433,14 @@ class FaceLost(FaceInView, RobotEvent):
 
 
 @dataclass(frozen=True)
+class FaceGlimpsed(FaceInView, RobotEvent):
+    """A face detected once and not again before the vision's timeout: too little to call it a face
+    (a single frame's detection is often a false one), but where someone may have passed while the
+    robot turned. The fields say where it was; ``face_id`` is the unconfirmed track's, never reused."""
+    KIND: ClassVar[str] = "face_glimpsed"
+
+
+@dataclass(frozen=True)
 class MotionSeen(RobotEvent):
     """Something moved in front of the still robot.
 

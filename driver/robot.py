@@ -523,7 +523,7 @@ class Robot(RobotConnection):
     def start_vision(self, config: VisionConfig | None = None, *, color: bool = False,
                      camera: bool = True) -> Vision:
         """Stream the camera (QVGA, grey or colour) into a vision pipeline whose events
-        (face_seen, face_moved, face_lost, motion_seen) reach this Robot's listeners.
+        (face_seen, face_moved, face_lost, face_glimpsed, motion_seen) reach this Robot's listeners.
 
         May be called before :meth:`connect`: the camera is switched on once connected, and again
         after every reconnection (a robot that rebooted has it off). With ``camera=False`` the

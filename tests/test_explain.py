@@ -48,6 +48,7 @@ root:
         - {type: face_visible, name: t_face_visible}
         - {type: face_seen_within, name: t_face_seen_within, params: {within_s: 30}}
         - {type: face_new, name: t_face_new, params: {unseen_s: 60}}
+        - {type: face_glimpsed_within, name: t_face_glimpsed_within, params: {within_s: 5}}
         - {type: motion_seen_within, name: t_motion_seen_within, params: {within_s: 5, where: ground}}
         - {type: failure, name: t_failure}
     - type: parallel
@@ -119,6 +120,7 @@ root:
                 - {type: wait, name: t_wait, params: {seconds: 5}}
                 - {type: turn_towards_face, name: t_turn_towards_face}
                 - {type: look_towards_motion, name: t_look_towards_motion, params: {where: ground}}
+                - {type: turn_towards_glimpse, name: t_turn_towards_glimpse, params: {within_s: 5}}
                 - {type: search_for_faces, name: t_search_for_faces, params: {seconds: 1}}
                 - {type: track_face, name: t_track_face, child: {type: running}}
 """

@@ -171,10 +171,14 @@ def test_a_face_keeps_its_id_while_the_robot_turns_and_the_picture_jumps() -> No
     assert len(blind.tracks) == 5  # without knowing the turn, every frame looks like someone new
 
 
-def test_a_single_false_detection_never_becomes_a_face_and_far_jumps_are_new_faces() -> None:
+def test_a_single_detection_is_only_a_glimpse_and_far_jumps_are_new_faces() -> None:
     tracker = FaceTracker(lost_after_s=0.5)
     assert not tracker.update([_box(50, 50, 40)], 0.0)
-    assert tracker.expire(0.6).lost == [] and tracker.tracks == {}
+    expired = tracker.expire(0.6)
+    assert expired.lost == [] and tracker.tracks == {} and expired.seen == []
+    (glimpse,) = expired.glimpsed  # never announced as a face, but worth a look where it was
+    assert glimpse.box.center == (50, 50) and not glimpse.confirmed
+    assert tracker.expire(0.7).glimpsed == []
     tracker.update([_box(100, 100)], 1.0)
     tracker.update([_box(100, 100)], 1.1)
     changes = tracker.update([_box(280, 100)], 1.2)  # three widths away: someone else

@@ -315,3 +315,29 @@ def test_the_full_search_slows_down_while_motion_detection_watches_a_still_robot
         assert still <= 3 and moving >= 6, (still, moving)
 
     run(body())
+
+
+def test_a_face_in_one_frame_only_is_a_glimpse_placed_in_the_world() -> None:
+    """Someone in the picture for one frame as the body turned: never a face, but where to look."""
+
+    async def body() -> None:
+        events: list[ev.RobotEvent] = []
+        vision = Vision(VisionConfig(motion=False, face_search_interval_s=0.0), emit=events.append)
+        feed = Feeder(vision, head=0.1, pose_angle=0.5)
+        empty = scene(noise=2.0, seed=8)
+        await feed.frame(empty)
+        await feed.frame(scene(faces=((astronaut_face(), 40, 30, 180),), noise=2.0, seed=8))
+        feed.pose_angle = 1.2  # the body turned on: she is out of the picture
+        for _ in range(3):
+            await feed.frame(empty)
+        await vision.idle()
+        await eventually(lambda: any(isinstance(e, ev.FaceGlimpsed) for e in events), timeout=3.0)
+        assert not any(isinstance(e, (ev.FaceSeen, ev.FaceLost)) for e in events)
+        (glimpse,) = [e for e in events if isinstance(e, ev.FaceGlimpsed)]
+        assert glimpse.pan_rad > 0 and glimpse.heading_rad == pytest.approx(glimpse.pan_rad + 0.5)
+        assert 300 < glimpse.distance_mm < 1500
+        direction = math.atan2(glimpse.y_mm + 50.0, glimpse.x_mm - 100.0)  # seen from the pose at (100, -50)
+        assert direction == pytest.approx(glimpse.heading_rad, abs=0.05)
+        await vision.close()
+
+    run(body())

@@ -22,7 +22,14 @@ from brain.context import BrainContext
 from brain.nodes.actions import LookAround
 from brain.nodes.behavior_class import BehaviorSpec
 from brain.nodes.registry import BEHAVIOR_CLASSES
-from brain.nodes.world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace, aim_at
+from brain.nodes.world_actions import (
+    LookTowardsMotion,
+    SearchForFaces,
+    TrackFace,
+    TurnTowardsFace,
+    TurnTowardsGlimpse,
+    aim_at,
+)
 from driver import events as ev
 from driver.robot import Robot
 from driver.samples import PoseSample
@@ -162,6 +169,39 @@ def test_turning_to_a_remembered_face_and_to_motion() -> None:
             assert math.degrees(sim.body.angle_rad) == pytest.approx(-30, abs=5)
             assert math.degrees(sim.body.head.position) == pytest.approx(-20, abs=4)
             assert not sim.body.wheels_moving
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=60)
+
+
+def test_turning_to_a_glimpse_lets_the_eyes_see_the_face_there() -> None:
+    """A face glimpsed 50° to the left (out of the picture now): the robot looks there and sees her."""
+    pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
+
+    async def body() -> None:
+        sim, robot, ctx = await _robot()
+        try:
+            robot.start_vision(VisionConfig())
+            await robot.set_head_angle(math.radians(15))
+            (step,) = parse_script("- {at: 0, face: alice, bearing_deg: 50, distance_m: 0.6, height_m: 0.25}\n")
+            sim.run_step(step)
+            await asyncio.sleep(1.0)
+            assert not ctx.world.faces_in_view()  # 50° left is outside the camera's ±30°
+            person = sim.room.people["alice"]
+            now = asyncio.get_running_loop().time()
+            ctx.world.update([ev.FaceGlimpsed(now, face_id=99, x_mm=person.x_mm, y_mm=person.y_mm, z_mm=250.0,
+                                              heading_rad=math.radians(50), captured_at=now - 1)], now)
+            turn = TurnTowardsGlimpse("what was that", ctx, within_s=5)
+            assert await _until_done(turn) is Status.SUCCESS, turn.feedback_message
+            assert "towards a glimpsed face" in turn.feedback_message
+            assert abs(_face_bearing_deg(sim, "alice")) < 10, _face_bearing_deg(sim, "alice")
+            await eventually(lambda: bool(ctx.world.faces_in_view()), timeout=5.0)
+            assert ctx.world.glimpse is None  # the face seen there answers the glimpse
+            late = TurnTowardsGlimpse("too late", ctx, within_s=5)
+            assert await _until_done(late) is Status.FAILURE
+            assert late.feedback_message == "no face glimpsed within 5 s"
         finally:
             await robot.disconnect()
             await sim.stop()

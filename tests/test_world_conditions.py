@@ -80,3 +80,29 @@ def test_a_new_face_is_one_that_comes_after_a_while_alone() -> None:
     clock.t += 120
     ctx.world.update([ev.FaceSeen(clock.t, face_id=3, distance_mm=500.0, captured_at=clock.t)], clock.t)
     assert _tick(new) is Status.SUCCESS and new.explain(True) == "face 3 came 0 s ago, after 120 s without one"
+
+
+def test_a_glimpse_is_kept_a_few_seconds_and_a_face_seen_answers_it() -> None:
+    from brain.nodes.world_conditions import FaceGlimpsedWithin
+
+    clock = Clock()
+    ctx = BrainContext(clock=clock, rng=random.Random(1))
+    glimpsed = FaceGlimpsedWithin("glimpsed", ctx, within_s=5)
+    assert _tick(glimpsed) is Status.FAILURE and glimpsed.explain(False) == "no face glimpsed within 5 s"
+    ctx.world.update([ev.FaceGlimpsed(clock.t, face_id=9, x_mm=0.0, y_mm=600.0, z_mm=250.0, distance_mm=600.0,
+                                      heading_rad=math.radians(40), captured_at=clock.t - 1)], clock.t)
+    assert _tick(glimpsed) is Status.SUCCESS and glimpsed.explain(True) == "a face glimpsed 1 s ago, 40° left"
+    assert ctx.world.faces == {} and ctx.world.last_face() is None  # no one the robot knows
+    assert ctx.world.snapshot()["glimpse"] == {"at": 99.0, "bearing_deg": 40.0, "x_mm": 0, "y_mm": 600,
+                                               "z_mm": 250}
+    clock.t += 5
+    assert _tick(glimpsed) is Status.FAILURE
+    assert glimpsed.explain(False) == "no face glimpsed within 5 s (the last 6 s ago)"
+    clock.t += 5
+    ctx.world.update([], clock.t)
+    assert ctx.world.glimpse is None  # forgotten after glimpse_ttl_s
+    # glimpsed, then seen: the face answers it
+    ctx.world.update([ev.FaceGlimpsed(clock.t, face_id=10, captured_at=clock.t)], clock.t)
+    ctx.world.update([ev.FaceSeen(clock.t + 0.5, face_id=11, distance_mm=600.0, captured_at=clock.t + 0.5)],
+                     clock.t + 0.5)
+    assert ctx.world.glimpse is None and _tick(glimpsed) is Status.FAILURE

@@ -65,8 +65,15 @@ from .daytime import Night, QuietHours, TimeOfDay
 from .decorators import Cooldown, Timeout, Timer
 from .params import Param, ParamError, coerce
 from .sleeper import SLEEPER_PARAMS, sleeper_node
-from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace
-from .world_conditions import MOTION_PLACES, FaceNew, FaceSeenWithin, FaceVisible, MotionSeenWithin
+from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace, TurnTowardsGlimpse
+from .world_conditions import (
+    MOTION_PLACES,
+    FaceGlimpsedWithin,
+    FaceNew,
+    FaceSeenWithin,
+    FaceVisible,
+    MotionSeenWithin,
+)
 
 __all__ = ["BEHAVIOR_CLASSES", "NODE_TYPES", "NodeType", "Param", "ParamError", "coerce"]
 
@@ -240,6 +247,10 @@ _LIST: list[NodeType] = [
           "Turn body and head to the nearest face in view, or to where the last one was.",
           max_age_s=Param("number", default=10.0, minimum=0.0, doc="how old the last face may be (s)"),
           clamp_deg=_CLAMP, **_AIM),
+    _leaf("turn_towards_glimpse", lambda name, ctx, **params: TurnTowardsGlimpse(name, ctx, **params),
+          "Turn body and head to where a face was glimpsed (seen once, not confirmed) within `within_s`.",
+          within_s=Param("number", default=5.0, minimum=0.0, doc="seconds"),
+          clamp_deg=_CLAMP, **_AIM),
     _leaf("look_towards_motion", lambda name, ctx, **params: LookTowardsMotion(name, ctx, **params),
           "Turn body and head towards the last motion seen within `within_s` (`where`: only there).",
           within_s=Param("number", default=3.0, minimum=0.0, doc="seconds"),
@@ -305,6 +316,10 @@ _LIST: list[NodeType] = [
     _condition("face_seen_within", lambda name, ctx, within_s: FaceSeenWithin(name, ctx, within_s),
                "SUCCESS when a face was in view within the last `within_s` seconds.",
                within_s=Param("number", required=True, minimum=0.0, doc="seconds")),
+    _condition("face_glimpsed_within", lambda name, ctx, within_s=5.0: FaceGlimpsedWithin(name, ctx, within_s),
+               "SUCCESS when a face was glimpsed (seen once, not confirmed) within the last `within_s` seconds "
+               "and none was seen since.",
+               within_s=Param("number", default=5.0, minimum=0.0, doc="seconds")),
     _condition("face_new", lambda name, ctx, unseen_s=60.0, within_s=10.0: FaceNew(name, ctx, unseen_s, within_s),
                "SUCCESS while a face in view came within `within_s` after none was seen for `unseen_s`.",
                unseen_s=Param("number", default=60.0, minimum=0.0, doc="seconds alone before it"),

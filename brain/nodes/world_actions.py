@@ -1,4 +1,4 @@
-"""Actions on the world model: turn to a face, look towards motion, search for faces, track a face.
+"""Actions on the world model: turn to a face or a glimpse, look towards motion, search for faces, track a face.
 
 They read where things are from :class:`brain.world.WorldModel` (``ctx.world``), whose faces
 carry a position in the robot's world frame, so a face that has left the picture can still be
@@ -28,7 +28,8 @@ from driver.hardware import HEAD_MAX_RAD, HEAD_MIN_RAD, NECK_MM
 from .actions import ContextBehaviour, _cancel, _stop_wheels, wheel_mark
 from .decorators import Explained
 
-__all__ = ["LookTowardsMotion", "SearchForFaces", "TrackFace", "TurnTowardsFace", "aim_at", "angle_diff"]
+__all__ = ["LookTowardsMotion", "SearchForFaces", "TrackFace", "TurnTowardsFace", "TurnTowardsGlimpse", "aim_at",
+           "angle_diff"]
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +149,26 @@ class TurnTowardsFace(_Aim):
         assert self.ctx.robot is not None and self.ctx.robot.state is not None
         heading, head = aim_at(self.ctx.robot.state.proprioception.pose, (face.x_mm, face.y_mm, face.z_mm))
         return heading, head, f"face {face.face_id}"
+
+
+class TurnTowardsGlimpse(_Aim):
+    """Turn body and head to where a face was glimpsed within ``within_s`` seconds ("what was that?").
+
+    A face detected once while the robot turned is not confirmed and never becomes a face; looking
+    where it was lets the vision see it again, and a face seen there is a face like any other.
+    """
+
+    def __init__(self, name: str, ctx: BrainContext, within_s: float = 5.0, **speeds: float) -> None:
+        super().__init__(name, ctx, **speeds)
+        self.within_s = float(within_s)
+
+    def target(self) -> tuple[float, float, str]:
+        glimpse = self.ctx.world.glimpse
+        if glimpse is None or self.ctx.now() - glimpse.at > self.within_s:
+            raise LookupError(f"no face glimpsed within {self.within_s:g} s")
+        assert self.ctx.robot is not None and self.ctx.robot.state is not None
+        heading, head = aim_at(self.ctx.robot.state.proprioception.pose, (glimpse.x_mm, glimpse.y_mm, glimpse.z_mm))
+        return heading, head, "a glimpsed face"
 
 
 class LookTowardsMotion(_Aim):

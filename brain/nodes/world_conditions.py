@@ -1,4 +1,4 @@
-"""Conditions on the world model: a face in view, a face seen lately, motion seen lately.
+"""Conditions on the world model: a face in view, a face seen or glimpsed lately, motion seen lately.
 
 They read the brain's :class:`brain.world.WorldModel` (``ctx.world``), which the engine fills
 from the vision's events at the start of every beat, so a whole tick sees one answer. Each says
@@ -16,7 +16,7 @@ from brain.world import Face
 from .conditions import _Condition
 from .explain import num
 
-__all__ = ["MOTION_PLACES", "FaceNew", "FaceSeenWithin", "FaceVisible", "MotionSeenWithin"]
+__all__ = ["MOTION_PLACES", "FaceGlimpsedWithin", "FaceNew", "FaceSeenWithin", "FaceVisible", "MotionSeenWithin"]
 
 #: Where motion can be asked for (the vision's regions of the picture).
 MOTION_PLACES: tuple[str, ...] = ("ground", "left", "right", "top", "image")
@@ -71,6 +71,28 @@ class FaceSeenWithin(_Condition):
         if passed:
             return f"face {last.face_id} seen {num(ago)} s ago, within {num(self.within_s)} s"
         return f"no face seen within {num(self.within_s)} s (the last {num(ago)} s ago)"
+
+
+class FaceGlimpsedWithin(_Condition):
+    """SUCCESS when a face was glimpsed (detected once, not confirmed) within the last ``within_s``
+    seconds and no face has been seen since: someone may be there, out of the picture now."""
+
+    def __init__(self, name: str, ctx: BrainContext, within_s: float = 5.0) -> None:
+        super().__init__(name, ctx)
+        self.within_s = float(within_s)
+
+    def check(self) -> bool:
+        glimpse = self.ctx.world.glimpse
+        return glimpse is not None and self.ctx.now() - glimpse.at <= self.within_s
+
+    def in_words(self, passed: bool) -> str | None:
+        glimpse = self.ctx.world.glimpse
+        if glimpse is None:
+            return f"no face glimpsed within {num(self.within_s)} s"
+        ago = max(0.0, self.ctx.now() - glimpse.at)
+        if passed:
+            return f"a face glimpsed {num(ago)} s ago, {_side(self.ctx, glimpse.bearing_rad)}"
+        return f"no face glimpsed within {num(self.within_s)} s (the last {num(ago)} s ago)"
 
 
 class FaceNew(_Condition):

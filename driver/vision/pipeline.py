@@ -142,9 +142,10 @@ class Vision:
     """One camera's vision: reassembly, decoding, face detection and tracking, motion detection.
 
     ``emit`` receives the :class:`~driver.events.FaceSeen`, :class:`~driver.events.FaceMoved`,
-    :class:`~driver.events.FaceLost` and :class:`~driver.events.MotionSeen` events, on the event
-    loop. Feed it with :meth:`on_chunk` and :meth:`on_state` from the loop; :meth:`close` stops
-    the worker. ``face_detector`` replaces the one ``config`` names (tests, other detectors).
+    :class:`~driver.events.FaceLost`, :class:`~driver.events.FaceGlimpsed` and
+    :class:`~driver.events.MotionSeen` events, on the event loop. Feed it with :meth:`on_chunk`
+    and :meth:`on_state` from the loop; :meth:`close` stops the worker. ``face_detector`` replaces
+    the one ``config`` names (tests, other detectors).
     """
 
     def __init__(self, config: VisionConfig | None = None, *, emit: EventSink, name: str = "robot",
@@ -422,6 +423,8 @@ class Vision:
             self._face_reports.pop(track.face_id, None)
             self._emit_safely(_face_event(ev.FaceLost, track, now, w,
                                           seen_for_s=track.last_seen_at - track.first_seen_at))
+        for track in changes.glimpsed:
+            self._emit_safely(_face_event(ev.FaceGlimpsed, track, now, w))
         for track in changes.seen:
             seen = _face_event(ev.FaceSeen, track, now, w)
             self._face_reports[track.face_id] = seen
@@ -485,7 +488,7 @@ def _unique(boxes: list[Box], overlap: float = 0.5) -> list[Box]:
     return kept
 
 
-_FaceEvent = TypeVar("_FaceEvent", ev.FaceSeen, ev.FaceMoved, ev.FaceLost)
+_FaceEvent = TypeVar("_FaceEvent", ev.FaceSeen, ev.FaceMoved, ev.FaceLost, ev.FaceGlimpsed)
 
 
 def _face_event(cls: type[_FaceEvent], track: FaceTrack, at: float, face_width_mm: float,

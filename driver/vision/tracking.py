@@ -10,7 +10,9 @@ plausible change of size), smooths each face's box, and says what changed:
 * a face seen before and detected again is **updated** (the caller decides whether that is a
   move worth telling: it knows where the camera looked);
 * it is **lost** when no detection matched it for ``lost_after_s`` (then its id is never reused;
-  a person who comes back is a new face: there is no recognition).
+  a person who comes back is a new face: there is no recognition);
+* a face detected fewer than ``confirm_hits`` times before it expired was only **glimpsed**: too
+  little to announce, but worth a look where it was (someone passing while the robot turned).
 
 When the robot turns its head or body between two frames, every face shifts in the picture.
 Each face keeps the viewpoint its box was seen from (``view``, anything the caller likes, e.g.
@@ -58,14 +60,16 @@ class FaceTrack:
 
 @dataclass
 class TrackerChanges:
-    """What one update changed: faces newly seen, faces seen before and found again, faces lost."""
+    """What one update changed: faces newly seen, seen before and found again, lost, or only glimpsed."""
 
     seen: list[FaceTrack] = field(default_factory=list)
     updated: list[FaceTrack] = field(default_factory=list)
     lost: list[FaceTrack] = field(default_factory=list)
+    #: faces that expired unconfirmed (detected fewer than ``confirm_hits`` times)
+    glimpsed: list[FaceTrack] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.seen or self.updated or self.lost)
+        return bool(self.seen or self.updated or self.lost or self.glimpsed)
 
 
 class FaceTracker:
@@ -166,11 +170,11 @@ class FaceTracker:
             changes.seen.append(track)
 
     def expire(self, now: float) -> TrackerChanges:
-        """Drop faces not detected for ``lost_after_s``; the confirmed ones come back as lost."""
+        """Drop faces not detected for ``lost_after_s``: confirmed ones come back as lost, the others
+        as glimpsed."""
         changes = TrackerChanges()
         for face_id, track in list(self.tracks.items()):
             if now - track.last_seen_at > self.lost_after_s:
                 del self.tracks[face_id]
-                if track.confirmed:
-                    changes.lost.append(track)
+                (changes.lost if track.confirmed else changes.glimpsed).append(track)
         return changes
