@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .attitude import Attitude
+from .cubes import CubePool
 from .link import Address, Link, LinkError, LinkState, Role
 from .protocol import messages as m
 from .samples import RobotStateSample
@@ -53,6 +54,7 @@ class RobotConnection:
     link: Link | None
     state: RobotStateSample | None
     attitude: Attitude
+    cubes: CubePool
     losses: int
     reconnects: int
     _actions: dict[str, Action]
@@ -121,6 +123,7 @@ class RobotConnection:
         self._startup.begin()
         self.state = None
         self.attitude.reset()
+        self.cubes.reset()  # a new connection: the robot has no cube connected
 
     async def _reconnected(self) -> None:
         """After the robot answered again: the start-up sequence, then Reconnected (or start over)."""

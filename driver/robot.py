@@ -29,6 +29,7 @@ from . import events as ev
 from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
 from .attitude import Attitude, describe
 from .connection import RobotConnection, RobotError
+from .cubes import CubePool
 from .hardware import HEAD_MAX_RAD, HEAD_MIN_RAD, LIFT_MAX_MM, LIFT_MIN_MM
 from .link import Address, Link, LinkStats
 from .protocol import messages as m
@@ -72,6 +73,7 @@ class Robot(RobotConnection):
         startup_timeout_s: float = 5.0,
         local_addr: Address = ("0.0.0.0", 0),
         stop_on_cliff: bool = True,
+        connect_cubes: bool = True,
         name: str = "robot",
     ) -> None:
         Backoff(reconnect_initial_s, reconnect_max_s)  # checks the pair, with a clear message
@@ -84,6 +86,10 @@ class Robot(RobotConnection):
         self.connect_timeout_s = connect_timeout_s
         self.local_addr = local_addr
         self.stop_on_cliff = stop_on_cliff
+        #: Connect one cube of each type as they advertise (Anki's engine did; the robot never does
+        #: by itself). Off: cubes stay unconnected, and their taps reach no one.
+        self.connect_cubes = connect_cubes
+        self.cubes = CubePool()
         self.name = name
         self.info = RobotInfo()
         self.state: RobotStateSample | None = None
@@ -183,6 +189,8 @@ class Robot(RobotConnection):
             remove()
 
     def _emit(self, event: ev.RobotEvent) -> None:
+        if isinstance(event, (ev.Connected, ev.Reconnected)):
+            self._ask_for_cubes(self.cubes.poll(self._now()))  # adverts that came during the start-up
         for listener in (*self._hazard_listeners, *self._listeners):
             try:
                 listener(event)
@@ -279,6 +287,27 @@ class Robot(RobotConnection):
             elif state == "interrupted":
                 action._finish(ActionCancelled("path interrupted"))
 
+    def _on_cube_advert(self, msg: Any) -> None:
+        requests = self.cubes.advert(int(msg.factory_id), int(msg.object_type), int(msg.rssi), self._now())
+        self._ask_for_cubes(requests)
+
+    def _on_cube_connection(self, msg: Any) -> None:
+        slot, factory_id, connected = int(msg.object_id), int(msg.factory_id), bool(msg.connected)
+        self.cubes.connection(slot, factory_id, connected, self._now())
+        log.info("%s: cube 0x%08x %s slot %d", self.name, factory_id, "connected in" if connected else "left",
+                 slot)
+        self._emit(ev.CubeConnection(self._now(), object_id=slot, factory_id=factory_id, connected=connected))
+
+    def _ask_for_cubes(self, requests: list[tuple[int, int]]) -> None:
+        """Send SetPropSlot for each (factory id, slot) the pool chose (when connected and wanted;
+        otherwise the pool asks again on the next advert)."""
+        if not (self.connect_cubes and self._ready):
+            self.cubes.withdraw(requests)
+            return
+        for factory_id, slot in requests:
+            log.debug("%s: asking for cube 0x%08x in slot %d", self.name, factory_id, slot)
+            self.send(m.SetPropSlot(factory_id=factory_id, slot=slot))
+
     _handlers: dict[str, Callable[[Robot, Any], None]] = {
         "RobotState": _on_robot_state,
         "FirmwareSignature": _on_firmware,
@@ -301,9 +330,8 @@ class Robot(RobotConnection):
         "ObjectMoved": lambda self, msg: self._emit(ev.CubeMoved(self._now(), object_id=int(msg.object_id))),
         "ObjectStoppedMoving": lambda self, msg: self._emit(
             ev.CubeStopped(self._now(), object_id=int(msg.object_id))),
-        "ObjectConnectionState": lambda self, msg: self._emit(ev.CubeConnection(
-            self._now(), object_id=int(msg.object_id), factory_id=int(msg.factory_id),
-            connected=bool(msg.connected))),
+        "ObjectConnectionState": _on_cube_connection,
+        "ObjectAvailable": _on_cube_advert,
         "FallingStarted": lambda self, msg: self._emit(ev.FallingStarted(self._now())),
         "FallingStopped": lambda self, msg: self._emit(ev.FallingStopped(
             self._now(), duration_ms=int(msg.duration_ms), impact_intensity=float(msg.impact_intensity))),

@@ -9,7 +9,8 @@ own fields::
     - {at: 8, event: cliff, for: 1.5}        # cliff for 1.5 s, then the floor comes back
     - {at: 10, event: button}
     - {at: 11, event: poke}
-    - {at: 12, event: cube_tap, object_id: 1, taps: 2}
+    - {at: 12, event: cube_tap, object_id: 1, taps: 2}  # cube 1 of the kit (1-3); heard only if connected
+    - {at: 12.5, event: cube_off, object_id: 3}       # switched off: it disconnects (cube_connect: on again)
     - {at: 13, orientation: on_back, for: 3}  # on its back for 3 s (also: on_face, on_left_side,
                                              # on_right_side, on_side, upright)
     - {at: 14, event: shake, for: 3}          # picked up, shaken for 3 s, put down
@@ -53,6 +54,7 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "cube_tap": {"object_id": (int, 1), "taps": (int, 1)},
     "cube_move": {"object_id": (int, 1)},
     "cube_connect": {"object_id": (int, 1)},
+    "cube_off": {"object_id": (int, 1)},
     "on_charger": {},
     "off_charger": {},
     "battery": {"volts": (float, REQUIRED)},

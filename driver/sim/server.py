@@ -40,6 +40,7 @@ from ..protocol.frame import DecodeError, RawPacket
 from ..samples import lift_angle_rad
 from .body import Body, PathSegment, Status, Table, clamp
 from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
+from .cubes import CubeRadio
 from .faults import NetworkFaults
 from .room import ROOM_EVENTS, Room
 from .script import Step
@@ -126,6 +127,7 @@ class SimulatedCozmo(WorldEvents):
         audio_out: AudioSink | None = None,
         play_audio: bool = False,
         table: Table | None = None,
+        cubes: int = 3,
     ) -> None:
         self.host = host
         self.port = port
@@ -179,6 +181,8 @@ class SimulatedCozmo(WorldEvents):
         # What the robot sees: the room's contents and the camera that streams them.
         self.room = Room()
         self.camera = CameraStream(self.room, self.send, self._camera_sample)
+        #: The kit's light cubes (``cubes`` of them, numbered from 1): they connect only when asked.
+        self.cubes = CubeRadio(self.send, cubes)
         self._stopped = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -273,6 +277,7 @@ class SimulatedCozmo(WorldEvents):
             self._log_connection("ended")
             self.streaming = False
             self._connected_at = None
+            self.cubes.forget()
             self.body.stop_all()
             self.camera.enable(0, self.camera.resolution)  # the next engine enables it again
 
@@ -342,6 +347,10 @@ class SimulatedCozmo(WorldEvents):
         self._first_state = None
         self.send(m.SyncTimeAck())
         self.streaming = True
+        self.cubes.start(self._sync_time)
+
+    def _h_SetPropSlot(self, msg: Any) -> None:
+        self.cubes.set_slot(int(msg.factory_id), int(msg.slot))
 
     def _h_SetOrigin(self, msg: Any) -> None:
         self.body.x_mm = self.body.y_mm = 0.0
@@ -522,6 +531,7 @@ class SimulatedCozmo(WorldEvents):
         self.backpack = (0, 0, 0, 0, 0)
         self.backpack_center = None
         self.cube_lights = {}
+        self.cubes.forget()
         self.head_light = False
         self.camera_mode = 0
         self.camera.enable(0, self.camera.resolution)  # the room stays; the camera is off after a boot
@@ -588,6 +598,7 @@ class SimulatedCozmo(WorldEvents):
                 self.run_step(self.script[self._script_pos])
                 self._script_pos += 1
         if self.streaming and self.connected:
+            self.cubes.tick(now)
             self.send(self.robot_state(self._state_timestamp(now)))
 
     def run_step(self, step: Step) -> None:

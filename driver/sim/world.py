@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol import messages as m
 from .body import Body
+from .cubes import CubeRadio
 from .faults import NetworkFaults
 from .script import Step
 
@@ -30,6 +31,7 @@ class WorldEvents:
 
     body: Body
     faults: NetworkFaults
+    cubes: CubeRadio
     link: Link | None
     _reverts: list[tuple[float, Callable[[], None]]]
 
@@ -76,19 +78,22 @@ class WorldEvents:
         self.send(m.RobotPoked())
 
     def tap_cube(self, object_id: int = 1, taps: int = 1) -> None:
-        """A light cube is tapped."""
-        self.send(m.ObjectTapped(timestamp=self._timestamp(), object_id=object_id, num_taps=taps,
-                                 tap_time=0, tap_neg=-40, tap_pos=40))
+        """Light cube ``object_id`` (its number in the kit, 1–3) is tapped; heard only if connected."""
+        slot = self.cubes.event_slot(object_id, "tap")
+        if slot is not None:
+            self.send(m.ObjectTapped(timestamp=self._timestamp(), object_id=slot, num_taps=taps,
+                                     tap_time=0, tap_neg=-40, tap_pos=40))
 
     def move_cube(self, object_id: int = 1) -> None:
-        """A light cube is moved."""
-        self.send(m.ObjectMoved(timestamp=self._timestamp(), object_id=object_id, active_accel_x=10.0,
-                                active_accel_y=0.0, active_accel_z=0.0, axis_of_accel=0))
+        """Light cube ``object_id`` (1–3) is moved; heard only if connected."""
+        slot = self.cubes.event_slot(object_id, "move")
+        if slot is not None:
+            self.send(m.ObjectMoved(timestamp=self._timestamp(), object_id=slot, active_accel_x=10.0,
+                                    active_accel_y=0.0, active_accel_z=0.0, axis_of_accel=0))
 
     def connect_cube(self, object_id: int = 1) -> None:
-        """A light cube connects."""
-        self.send(m.ObjectConnectionState(object_id=object_id, factory_id=0xBEEF0000 + object_id,
-                                          object_type=1, connected=True))
+        """Light cube ``object_id`` (1–3) is switched on: it advertises, and the engine may connect it."""
+        self.cubes.switch(object_id, True)
 
     def set_on_charger(self, on: bool = True) -> None:
         """Place the robot on (or take it off) its charger."""
@@ -141,6 +146,7 @@ class WorldEvents:
             "cube_tap": lambda: self.tap_cube(a["object_id"], a["taps"]),
             "cube_move": lambda: self.move_cube(a["object_id"]),
             "cube_connect": lambda: self.connect_cube(a["object_id"]),
+            "cube_off": lambda: self.cubes.switch(a["object_id"], False),
             "on_charger": lambda: self.set_on_charger(True),
             "off_charger": lambda: self.set_on_charger(False),
             "battery": lambda: self.set_battery(a["volts"]),

@@ -1,0 +1,143 @@
+"""The light cubes beside the simulated robot: they advertise, and connect only when asked.
+
+A real robot never connects a cube by itself (hardware.md §5, §7.11): each cube that is on and
+not connected advertises about once a second (ObjectAvailable: factory id, type, a signal byte),
+starting shortly after the engine's SyncTime, and the engine asks for one in a slot
+(SetPropSlot: factory id and slot 0–4; factory id 0 empties the slot). The robot answers with
+ObjectConnectionState, whose ``object_id`` is the slot, and names the cube by that slot in every
+later message. A tap on a cube that is not connected reaches no one.
+
+Cubes are numbered 1–3 as the kit's are (one of each type), and scripts and tests name them so;
+:meth:`CubeRadio.slot_of` says which slot a cube is connected in.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..protocol import messages as m
+from ..protocol.table import ObjectType
+
+log = logging.getLogger("driver.sim.server")
+
+__all__ = ["ADVERT_EVERY_S", "FIRST_ADVERT_S", "CubeRadio", "SimCube"]
+
+#: Each cube that is on and not connected advertises this often (s).
+ADVERT_EVERY_S = 1.0
+#: The first adverts come this long after SyncTime (a real robot's: ≈ 0.2 s, before its first state).
+FIRST_ADVERT_S = 0.2
+#: Slots a robot has for cubes.
+SLOTS = 5
+
+
+@dataclass
+class SimCube:
+    """One cube: its number in the kit (1–3), factory id, type, signal byte, and whether it is on."""
+
+    number: int
+    factory_id: int
+    object_type: ObjectType
+    rssi: int
+    on: bool = True
+    slot: int | None = None
+    next_advert: float | None = None
+
+
+class CubeRadio:
+    """The simulated robot's side of the cubes: adverts out, SetPropSlot in, slots kept."""
+
+    def __init__(self, send: Callable[[Any], None], count: int = 3) -> None:
+        self._send = send
+        types = (ObjectType.LIGHTCUBE1, ObjectType.LIGHTCUBE2, ObjectType.LIGHTCUBE3)
+        self.cubes = [SimCube(n, 0xC0BE0000 + n, types[(n - 1) % 3], 50 + 7 * n) for n in range(1, count + 1)]
+        #: SetPropSlot requests that named no cube nearby, and cube events of cubes not connected
+        self.unknown_requests = 0
+        self.unconnected_events = 0
+        self._streaming_since: float | None = None
+
+    def cube(self, number: int) -> SimCube | None:
+        """Cube ``number`` of the kit, or None."""
+        return next((c for c in self.cubes if c.number == number), None)
+
+    def slot_of(self, number: int) -> int | None:
+        """The slot cube ``number`` is connected in (its ``object_id`` on the wire), or None."""
+        cube = self.cube(number)
+        return cube.slot if cube is not None and cube.on else None
+
+    def start(self, now: float) -> None:
+        """The engine's SyncTime: adverts begin shortly after."""
+        self._streaming_since = now
+        for i, cube in enumerate(self.cubes):
+            cube.next_advert = now + FIRST_ADVERT_S + 0.1 * i
+
+    def forget(self) -> None:
+        """The engine is gone (or the robot rebooted): every slot is empty, adverts stop until SyncTime."""
+        self._streaming_since = None
+        for cube in self.cubes:
+            cube.slot = None
+            cube.next_advert = None
+
+    def tick(self, now: float) -> None:
+        """Send the adverts that are due."""
+        if self._streaming_since is None:
+            return
+        for cube in self.cubes:
+            if cube.on and cube.slot is None and cube.next_advert is not None and now >= cube.next_advert:
+                self._send(m.ObjectAvailable(factory_id=cube.factory_id, object_type=cube.object_type,
+                                             rssi=cube.rssi))
+                cube.next_advert = now + ADVERT_EVERY_S
+
+    def set_slot(self, factory_id: int, slot: int) -> None:
+        """SetPropSlot: connect the cube with ``factory_id`` in ``slot`` (0: empty the slot)."""
+        if not 0 <= slot < SLOTS:
+            log.warning("sim: SetPropSlot slot %d is not a slot (0-%d); ignored", slot, SLOTS - 1)
+            return
+        held = next((c for c in self.cubes if c.slot == slot), None)
+        if factory_id == 0:
+            if held is not None:
+                self._disconnect(held)
+            return
+        cube = next((c for c in self.cubes if c.factory_id == factory_id and c.on), None)
+        if cube is None:
+            self.unknown_requests += 1
+            log.info("sim: SetPropSlot asks for cube 0x%08x, which is not here", factory_id)
+            return
+        if cube.slot == slot:
+            return
+        if held is not None:
+            self._disconnect(held)
+        if cube.slot is not None:
+            self._disconnect(cube)
+        cube.slot = slot
+        log.info("sim: cube %d connected in slot %d", cube.number, slot)
+        self._send(m.ObjectConnectionState(object_id=slot, factory_id=cube.factory_id,
+                                           object_type=cube.object_type, connected=True))
+
+    def _disconnect(self, cube: SimCube) -> None:
+        assert cube.slot is not None
+        slot, cube.slot = cube.slot, None
+        cube.next_advert = None if self._streaming_since is None else 0.0
+        self._send(m.ObjectConnectionState(object_id=slot, factory_id=cube.factory_id,
+                                           object_type=cube.object_type, connected=False))
+
+    def switch(self, number: int, on: bool) -> None:
+        """Switch cube ``number`` on (it advertises) or off (it disconnects and goes quiet)."""
+        cube = self.cube(number)
+        if cube is None or cube.on == on:
+            return
+        cube.on = on
+        if not on and cube.slot is not None:
+            self._disconnect(cube)
+        if on and self._streaming_since is not None:
+            cube.next_advert = 0.0
+
+    def event_slot(self, number: int, what: str) -> int | None:
+        """The slot to name cube ``number`` by in a ``what`` message; None (logged) when not connected."""
+        slot = self.slot_of(number)
+        if slot is None:
+            self.unconnected_events += 1
+            log.info("sim: cube %d is not connected: its %s reaches no one", number, what)
+        return slot
