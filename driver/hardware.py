@@ -20,7 +20,14 @@ __all__ = [
     "CLIFF_RAW_NO_FLOOR",
     "CLIFF_RAW_ON_FLOOR",
     "CLIFF_SENSOR_AHEAD_MM",
+    "CALIBRATION_STARTS_S",
+    "CHARGER_FLAG_DELAY_S",
+    "CHARGE_RAIL_V",
+    "CHARGING_MAX_S",
+    "CHARGING_MIN_S",
     "DISPLAY_BLANK_AFTER_S",
+    "HEAD_CALIBRATED_S",
+    "LIFT_CALIBRATED_S",
     "HEAD_MAX_DEG",
     "HEAD_MAX_RAD",
     "HEAD_MIN_DEG",
@@ -80,6 +87,22 @@ CLIFF_RAW_NO_FLOOR = 20
 #: The robot reports its state every 6 ticks of its 200 Hz control loop (s; VC-cfg, and robot
 #: timestamps step by exactly 30 ms in real captures).
 ROBOT_STATE_PERIOD_S = 0.030
+
+#: The start-up motor calibration, in seconds after the engine's SyncTime (hardware.md §3; the real
+#: capture hw_fw2457_first120.log: started 64 ms after, lift done at 0.82 s, head done at 1.32 s in
+#: the same frame as the first RobotState, whose timestamp reads 1,305 ms). Both motors seek their
+#: low stops meanwhile.
+CALIBRATION_STARTS_S = 0.064
+LIFT_CALIBRATED_S = 0.823
+HEAD_CALIBRATED_S = 1.318
+
+#: On the charger the battery field reads the charge rail, not the cell: a constant 4.672 V on a HW1.5
+#: robot (hardware.md §2, CS-ctl STATE). IS_ON_CHARGER comes after this long on the contacts (s), and
+#: IS_CHARGING lasts at least CHARGING_MIN_S and at most CHARGING_MAX_S (VC-bat).
+CHARGE_RAIL_V = 4.672
+CHARGER_FLAG_DELAY_S = 0.5
+CHARGING_MIN_S = 5.0
+CHARGING_MAX_S = 1800.0
 
 #: The robot blanks its screen when no face image came for this long (s; hardware.md §4, the
 #: engine's 30 s clamp and PyCozmo's animation controller).

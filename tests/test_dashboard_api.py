@@ -76,7 +76,10 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                 assert {n["name"] for n in nodes if n["kind"] == "reaction"} >= {"RobotPickedUp", "CliffDetected"}
                 # the brain's typed state: awake since the start, nothing in the world model yet
                 assert state["arousal"]["state"] == "awake" and state["arousal"]["why"] == "started"
-                assert state["world"] == {"faces": [], "motion": None, "cubes": [], "edges": []}
+                world = state["world"]
+                assert (world["faces"], world["motion"], world["glimpse"], world["edges"]) == ([], None, None, [])
+                # the simulator's cubes connect as they advertise: connected, never tapped
+                assert all(c["connected"] and c["last_tapped"] is None for c in world["cubes"]), world["cubes"]
 
                 async with http.ws_connect(daemon.url + "ws") as ws:
                     hello = json.loads((await ws.receive(timeout=5)).data)

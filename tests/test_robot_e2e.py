@@ -132,13 +132,13 @@ def test_paths_complete_on_path_following_event() -> None:
 def test_scripted_pick_up_cliff_button_and_cube_tap_raise_events() -> None:
     script = parse_script(
         """
-        - {at: 0.2, event: pick_up, for: 0.3}
-        - {at: 0.7, event: cliff, for: 0.2}
-        - {at: 1.0, event: button}
-        - {at: 1.1, event: cube_tap, object_id: 2, taps: 3}
-        - {at: 1.2, event: poke}
-        - {at: 1.3, event: on_charger}
-        - {at: 1.4, event: fall, for: 0.2}
+        - {at: 1.7, event: pick_up, for: 0.3}
+        - {at: 2.2, event: cliff, for: 0.2}
+        - {at: 2.5, event: button}
+        - {at: 2.6, event: cube_tap, object_id: 2, taps: 3}
+        - {at: 2.7, event: poke}
+        - {at: 2.8, event: on_charger}
+        - {at: 2.9, event: fall, for: 0.2}
         """
     )
 
@@ -148,6 +148,8 @@ def test_scripted_pick_up_cliff_button_and_cube_tap_raise_events() -> None:
         robot.add_listener(lambda e: events.append((e.kind, getattr(e, "value", None))))
         try:
             await eventually(lambda: ("falling_stopped", None) in events, timeout=4)
+            # the charger's flag lags its contacts by half a second, as a real robot's does
+            await eventually(lambda: ("on_charger", True) in events, timeout=2)
             kinds = [k for k, _ in events]
             assert ("picked_up", True) in events and ("picked_up", False) in events
             assert kinds.index("picked_up") < kinds.index("cliff")

@@ -25,6 +25,10 @@ from dataclasses import dataclass, field
 from ..attitude import GRAVITY_MMPS2, Vector
 from ..events import ON_BACK, ON_FACE, ON_LEFT_SIDE, ON_RIGHT_SIDE, UPRIGHT
 from ..hardware import (
+    CHARGE_RAIL_V,
+    CHARGER_FLAG_DELAY_S,
+    CHARGING_MAX_S,
+    CHARGING_MIN_S,
     CLIFF_RAW_NO_FLOOR,
     CLIFF_RAW_ON_FLOOR,
     CLIFF_SENSOR_AHEAD_MM,
@@ -56,6 +60,9 @@ SHAKE_GYRO_RADPS = 4.0
 HANDLING_GYRO_RADPS = 1.0
 HANDLING_S = 0.5
 
+
+#: The simulated cell is full at this voltage: charging stops there (after CHARGING_MIN_S at least).
+BATTERY_FULL_V = 4.2
 
 #: RobotState.status bits, from the message table (the one place they are written down).
 Status = RobotStatusFlag
@@ -194,8 +201,12 @@ class Body:
     picked_up: bool = False
     cliff: bool = False
     falling: bool = False
+    #: On the charger's contacts (the flag IS_ON_CHARGER follows CHARGER_FLAG_DELAY_S later)
     on_charger: bool = False
     charging: bool = False
+    #: How long it has been on the contacts, and charging (s)
+    contact_s: float = 0.0
+    charge_s: float = 0.0
     animating: bool = False
     carrying_block: bool = False
     stop_on_cliff: bool = False
@@ -339,10 +350,16 @@ class Body:
         else:
             self.gyro_z = 0.0
         if self.on_charger:
-            self.charging = self.battery_v < 4.2
+            self.contact_s += dt
+            # the flags follow the contacts with a lag; charging goes on until the cell is full
+            # (at least CHARGING_MIN_S) or CHARGING_MAX_S have passed (hardware.md §2)
+            self.charging = self.charger_flag and self.charge_s < CHARGING_MAX_S and (
+                self.battery_v < BATTERY_FULL_V or self.charge_s < CHARGING_MIN_S)
             if self.charging:
-                self.battery_v = min(4.2, self.battery_v + dt * 0.0005)
+                self.charge_s += dt
+                self.battery_v = min(BATTERY_FULL_V, self.battery_v + dt * 0.0005)
         else:
+            self.contact_s = self.charge_s = 0.0
             self.charging = False
             self.battery_v = max(3.3, self.battery_v - dt * 0.00002)
         return finished
@@ -354,6 +371,16 @@ class Body:
         ahead_x = self.x_mm + CLIFF_SENSOR_AHEAD_MM * math.cos(self.angle_rad)
         ahead_y = self.y_mm + CLIFF_SENSOR_AHEAD_MM * math.sin(self.angle_rad)
         self.at_edge = not table.holds(ahead_x, ahead_y)
+
+    @property
+    def charger_flag(self) -> bool:
+        """IS_ON_CHARGER: on the contacts for CHARGER_FLAG_DELAY_S (a real robot's flag lags contact)."""
+        return self.on_charger and self.contact_s >= CHARGER_FLAG_DELAY_S - 1e-9
+
+    @property
+    def reported_battery_v(self) -> float:
+        """What RobotState's battery field reads: the charge rail on the contacts, else the cell."""
+        return CHARGE_RAIL_V if self.on_charger else self.battery_v
 
     @property
     def sees_cliff(self) -> bool:
@@ -418,7 +445,7 @@ class Body:
             s |= Status.LIFT_IN_POS
         if self.head.in_position:
             s |= Status.HEAD_IN_POS
-        if self.on_charger:
+        if self.charger_flag:
             s |= Status.IS_ON_CHARGER
         if self.charging:
             s |= Status.IS_CHARGING

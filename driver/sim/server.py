@@ -26,14 +26,17 @@ import logging
 import math
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from ..animation.audio import AudioSink, mulaw_decode
-from ..animation.display import BLANK_SCREEN
-from ..hardware import DISPLAY_BLANK_AFTER_S, ROBOT_STATE_PERIOD_S, TRACK_MM
+from ..animation.audio import AudioSink
+from ..hardware import (
+    CALIBRATION_STARTS_S,
+    DISPLAY_BLANK_AFTER_S,
+    HEAD_CALIBRATED_S,
+    LIFT_CALIBRATED_S,
+    ROBOT_STATE_PERIOD_S,
+    TRACK_MM,
+)
 from ..link import Link, LinkState, Role
 from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
@@ -42,6 +45,7 @@ from .body import Body, PathSegment, Status, Table, clamp
 from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .cubes import CubeRadio
 from .faults import NetworkFaults
+from .output import ANIM_STREAM, AnimationOutput, Display, Speaker
 from .room import ROOM_EVENTS, Room
 from .script import Step
 from .sight import RoomSight
@@ -49,62 +53,12 @@ from .world import WorldEvents
 
 log = logging.getLogger(__name__)
 
-#: What a real robot ignores until the engine's EnableAnimationState (InitAnimController): the face,
-#: the sound and the animation keyframes.
-ANIM_STREAM = frozenset({"DisplayImage", "OutputAudio", "OutputSilence", "AnimHead", "AnimLift", "AnimBody",
-                         "AnimBackpackLights", "StartAnimation", "EndAnimation", "AbortAnimation"})
-
+#: MotorCalibration's motor ids.
+LIFT_MOTOR, HEAD_MOTOR = 2, 3
 FIRMWARE_VERSION = 2381
 
 
-@dataclass
-class Display:
-    """What the face shows: the last DisplayImage payload and how many arrived."""
-
-    last_image: bytes | None = None
-    images: int = 0
-    history: deque[tuple[float, bytes]] = field(default_factory=lambda: deque(maxlen=600))
-    #: Loop time of the last image; the screen goes dark ``DISPLAY_BLANK_AFTER_S`` later without another.
-    shown_at: float | None = None
-    #: The screen went dark for want of a new image (until the next one), and how often it did.
-    blanked: bool = False
-    blanks: int = 0
-
-    def show(self, data: bytes, now: float) -> None:
-        """A DisplayImage arrived at loop time ``now``."""
-        self.last_image, self.shown_at, self.blanked = data, now, False
-        self.images += 1
-        self.history.append((now, data))
-
-    def check_blank(self, now: float) -> bool:
-        """Blank the screen if its image is older than the robot keeps one; True when it just went dark."""
-        if self.blanked or self.shown_at is None or now - self.shown_at <= DISPLAY_BLANK_AFTER_S:
-            return False
-        self.blanked = True
-        self.blanks += 1
-        self.history.append((now, BLANK_SCREEN))
-        return True
-
-    def pixels(self) -> Any:
-        """What the screen shows as a (32, 128) boolean array (None before the first image; dark once blanked)."""
-        if self.last_image is None:
-            return None
-        from ..animation.display import decode  # local: the codec is only needed when asked
-
-        return decode(BLANK_SCREEN if self.blanked else self.last_image)
-
-
-@dataclass
-class Speaker:
-    """Audio the robot was asked to play: µ-law frames and silence frames, counted and kept."""
-
-    frames: int = 0
-    silence: int = 0
-    volume: int = 65535
-    recent: deque[bytes] = field(default_factory=lambda: deque(maxlen=300))
-
-
-class SimulatedCozmo(WorldEvents):
+class SimulatedCozmo(AnimationOutput, WorldEvents):
     """A Cozmo robot in software, listening on UDP like the real one.
 
     Use ``await sim.start()`` then ``await sim.stop()`` (or ``async with``). Everything observable
@@ -128,6 +82,7 @@ class SimulatedCozmo(WorldEvents):
         play_audio: bool = False,
         table: Table | None = None,
         cubes: int = 3,
+        calibrate: bool = False,
     ) -> None:
         self.host = host
         self.port = port
@@ -181,6 +136,10 @@ class SimulatedCozmo(WorldEvents):
         # What the robot sees: the room's contents and the camera that streams them.
         self.room = Room()
         self.camera = CameraStream(self.room, self.send, self._camera_sample)
+        #: After SyncTime, calibrate lift and head for about 1.3 s before the first RobotState, as a
+        #: real robot does (False, for now the default: report both calibrated and stream at once).
+        self.calibrate = calibrate
+        self._calibration: list[tuple[float, Callable[[], None]]] = []
         #: The kit's light cubes (``cubes`` of them, numbered from 1): they connect only when asked.
         self.cubes = CubeRadio(self.send, cubes)
         self._stopped = False
@@ -277,6 +236,7 @@ class SimulatedCozmo(WorldEvents):
             self._log_connection("ended")
             self.streaming = False
             self._connected_at = None
+            self._calibration = []
             self.cubes.forget()
             self.body.stop_all()
             self.camera.enable(0, self.camera.resolution)  # the next engine enables it again
@@ -338,16 +298,42 @@ class SimulatedCozmo(WorldEvents):
             return
         self._body_info_sent = True
         self.send(m.ManufacturingID(serial_number=self.serial_number, body_hw_version=5, body_color=0))
-        for motor in (3, 2):  # head, lift
-            self.send(m.MotorCalibration(motor_id=motor, calib_started=True, auto_started=False))
-            self.send(m.MotorCalibration(motor_id=motor, calib_started=False, auto_started=False))
 
     def _h_SyncTime(self, msg: Any) -> None:
-        self._sync_time = asyncio.get_running_loop().time()
+        now = self._sync_time = asyncio.get_running_loop().time()
         self._first_state = None
         self.send(m.SyncTimeAck())
-        self.streaming = True
-        self.cubes.start(self._sync_time)
+        self.cubes.start(now)
+        if not self.calibrate:
+            for motor in (LIFT_MOTOR, HEAD_MOTOR):
+                self._calibration_report(motor, started=True)
+                self._calibration_report(motor, started=False)
+            self.streaming = True
+            return
+        # Lift and head seek their low stops; the first RobotState comes with the head's "done"
+        # (hardware.md §3 and §7.1; the times are a real robot's, in driver.hardware).
+        self.streaming = False
+        self._calibration = [(now + CALIBRATION_STARTS_S, self._calibration_starts),
+                             (now + LIFT_CALIBRATED_S, lambda: self._calibrated(LIFT_MOTOR)),
+                             (now + HEAD_CALIBRATED_S, lambda: self._calibrated(HEAD_MOTOR))]
+
+    def _calibration_report(self, motor: int, *, started: bool) -> None:
+        self.send(m.MotorCalibration(motor_id=motor, calib_started=started, auto_started=False))
+
+    def _calibration_starts(self) -> None:
+        b = self.body
+        b.lift.command_target(b.lift.lo, abs(b.lift.position - b.lift.lo) / (LIFT_CALIBRATED_S - CALIBRATION_STARTS_S))
+        b.head.command_target(b.head.lo, abs(b.head.position - b.head.lo) / (HEAD_CALIBRATED_S - CALIBRATION_STARTS_S))
+        for motor in (LIFT_MOTOR, HEAD_MOTOR):
+            self._calibration_report(motor, started=True)
+
+    def _calibrated(self, motor: int) -> None:
+        joint = self.body.lift if motor == LIFT_MOTOR else self.body.head
+        joint.position = joint.lo
+        joint.command_speed(0.0)
+        self._calibration_report(motor, started=False)
+        if motor == HEAD_MOTOR:
+            self.streaming = True
 
     def _h_SetPropSlot(self, msg: Any) -> None:
         self.cubes.set_slot(int(msg.factory_id), int(msg.slot))
@@ -460,64 +446,6 @@ class SimulatedCozmo(WorldEvents):
     def _h_CubeId(self, msg: Any) -> None:
         self._cube_id = msg.object_id
 
-    def _h_AnimBackpackLights(self, msg: Any) -> None:
-        self.backpack = tuple(msg.colors)
-
-    def _h_EnableAnimationState(self, msg: Any) -> None:
-        self.anim_ready = True
-
-    def _h_DisplayImage(self, msg: Any) -> None:
-        self.display.show(bytes(msg.image), asyncio.get_running_loop().time())
-
-    def _h_OutputAudio(self, msg: Any) -> None:
-        samples = bytes(msg.samples)
-        self.speaker.frames += 1
-        self.speaker.recent.append(samples)
-        if self.audio_out is not None:
-            pcm = mulaw_decode(samples)
-            if self.speaker.volume < 65535:
-                pcm = (pcm.astype(np.int32) * self.speaker.volume // 65535).astype(np.int16)
-            self._to_speaker(pcm)
-
-    def _h_OutputSilence(self, msg: Any) -> None:
-        self.speaker.silence += 1
-        if self.audio_out is not None:
-            self._to_speaker(None)
-
-    def _to_speaker(self, pcm: Any) -> None:
-        assert self.audio_out is not None
-        try:
-            self.audio_out.write(pcm)
-        except Exception:  # a broken sink must not take the robot down
-            log.exception("sim: audio output failed; speaker output is discarded from now on")
-            self.audio_out = None
-
-    def _h_AnimHead(self, msg: Any) -> None:
-        target = math.radians(msg.angle_deg)
-        dur = max(msg.duration_ms, 1) / 1000.0
-        self.body.head.command_target(target, abs(target - self.body.head.position) / dur)
-
-    def _h_AnimLift(self, msg: Any) -> None:
-        dur = max(msg.duration_ms, 1) / 1000.0
-        self.body.lift.command_target(msg.height_mm, abs(msg.height_mm - self.body.lift.position) / dur)
-
-    def _h_AnimBody(self, msg: Any) -> None:
-        self._drive_arc(float(msg.speed), int(msg.unknown))
-
-    def _h_StartAnimation(self, msg: Any) -> None:
-        self.current_animation = msg.anim_id
-        self.body.animating = True
-        self.send(m.AnimationStarted(anim_id=msg.anim_id))
-
-    def _h_EndAnimation(self, msg: Any) -> None:
-        anim_id = self.current_animation if self.current_animation is not None else 0
-        self.body.animating = False
-        self.current_animation = None
-        self.send(m.AnimationEnded(anim_id=anim_id))
-
-    def _h_AbortAnimation(self, msg: Any) -> None:
-        self._h_EndAnimation(msg)
-
     def _h_Disconnect(self, msg: Any) -> None:
         log.info("sim: engine disconnected")
 
@@ -532,6 +460,7 @@ class SimulatedCozmo(WorldEvents):
         self.backpack_center = None
         self.cube_lights = {}
         self.cubes.forget()
+        self._calibration = []
         self.head_light = False
         self.camera_mode = 0
         self.camera.enable(0, self.camera.resolution)  # the room stays; the camera is off after a boot
@@ -586,6 +515,8 @@ class SimulatedCozmo(WorldEvents):
                      DISPLAY_BLANK_AFTER_S)
         if "path" in finished:
             self.send(m.PathFollowingEvent(event_id=self._path_event_id, event_type=2))
+        while self._calibration and self._calibration[0][0] <= now:
+            self._calibration.pop(0)[1]()
         if self._reverts:
             due = [r for r in self._reverts if r[0] <= now]
             if due:
@@ -597,8 +528,9 @@ class SimulatedCozmo(WorldEvents):
             while self._script_pos < len(self.script) and self.script[self._script_pos].at <= elapsed:
                 self.run_step(self.script[self._script_pos])
                 self._script_pos += 1
-        if self.streaming and self.connected:
+        if self.connected:
             self.cubes.tick(now)
+        if self.streaming and self.connected:
             self.send(self.robot_state(self._state_timestamp(now)))
 
     def run_step(self, step: Step) -> None:
@@ -646,7 +578,7 @@ class SimulatedCozmo(WorldEvents):
             gyro_x=gx,
             gyro_y=gy,
             gyro_z=gz,
-            battery_voltage=b.battery_v,
+            battery_voltage=b.reported_battery_v,
             status=b.status(),
             cliff_data_raw=b.cliff_raw(),
             backpack_touch_sensor_raw=0,

@@ -1,0 +1,102 @@
+"""The simulator's start-up against a real robot's: after SyncTime, lift and head calibrate, the
+cubes advertise, and the first RobotState comes with the head's "done" about 1.3 s later.
+
+The real figures come from a firmware-2457 capture in ../shared/real_data (the test skips
+without it); the simulator's are measured over UDP by our Robot, from the moment the simulated
+robot received SyncTime.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from driver.capture import FROM_ROBOT, TO_ROBOT, entries, read_capture
+from driver.robot import Robot
+from driver.sim.server import SimulatedCozmo
+
+from .conftest import run
+
+pytestmark = pytest.mark.e2e
+
+FIRST120 = "cozmo-stack/cozmo-stack/tests/Cozmo.Protocol.Tests/Fixtures/hw_fw2457_first120.log"
+
+
+def _milestones(seen: list[tuple[float, str, Any]], sync_at: float) -> dict[str, float]:
+    """Seconds after SyncTime of each start-up milestone in a list of (time, name, message) from the robot."""
+    def first(pred: Any) -> float:
+        return next(t for t, name, msg in seen if pred(name, msg)) - sync_at
+
+    def calibration(motor: int, started: bool) -> Any:
+        return lambda name, msg: (name == "MotorCalibration" and int(msg.motor_id) == motor
+                                  and bool(msg.calib_started) == started)
+
+    state = next(msg for _, name, msg in seen if name == "RobotState")
+    return {
+        "ack": first(lambda name, msg: name == "SyncTimeAck"),
+        "lift started": first(calibration(2, True)),
+        "head started": first(calibration(3, True)),
+        "lift done": first(calibration(2, False)),
+        "head done": first(calibration(3, False)),
+        "first state": first(lambda name, msg: name == "RobotState"),
+        "first state's timestamp": int(state.timestamp) / 1000.0,
+        "first advert": first(lambda name, msg: name == "ObjectAvailable"),
+    }
+
+
+def _real(path: Path) -> dict[str, float]:
+    listed = [e for e in entries(read_capture(path)) if e.message is not None and not e.resent]
+    sync_at = next(e.t for e in listed if e.direction == TO_ROBOT and e.name == "SyncTime")
+    return _milestones([(e.t, e.name, e.message) for e in listed if e.direction == FROM_ROBOT], sync_at)
+
+
+def test_the_simulated_start_up_keeps_a_real_robots_time(real_data: Path) -> None:
+    real = _real(real_data / FIRST120)
+    assert real["first state"] == pytest.approx(1.318, abs=0.01)  # the capture, read right
+
+    async def body() -> dict[str, float]:
+        sim = await SimulatedCozmo(port=0, calibrate=True).start()
+        loop = asyncio.get_running_loop()
+        synced: list[float] = []
+        sim.add_message_listener(lambda msg: synced.append(loop.time()) if msg.NAME == "SyncTime" else None)
+        robot = Robot(*sim.address, lost_after=2.0)
+        seen: list[tuple[float, str, Any]] = []
+        robot.add_message_listener(lambda msg: seen.append((loop.time(), msg.NAME, msg)))
+        try:
+            await robot.connect()
+            await asyncio.sleep(0.3)
+            assert robot.state is not None and not robot.attitude.head_calibrating
+            return _milestones(seen, synced[0])
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    simulated = run(body())
+    # within a frame or two of the real robot's (the simulator ticks every 30 ms; the host adds its own delays)
+    tolerance = {"ack": 0.04, "lift started": 0.05, "head started": 0.05, "lift done": 0.08, "head done": 0.08,
+                 "first state": 0.08, "first state's timestamp": 0.035, "first advert": 0.08}
+    for key, allowed in tolerance.items():
+        assert simulated[key] == pytest.approx(real[key], abs=allowed), (key, simulated[key], real[key])
+    for timeline in (real, simulated):
+        assert timeline["lift done"] < timeline["head done"] <= timeline["first state"] + 0.001
+        assert timeline["first advert"] < timeline["first state"]
+
+
+def test_without_calibration_the_simulator_streams_at_once() -> None:
+    """The default for now: the suite's hundreds of connections each skip the 1.3 s."""
+    async def body() -> float:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address, lost_after=2.0)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        try:
+            await robot.connect()
+            return loop.time() - t0
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    assert run(body()) < 1.0
