@@ -253,3 +253,6 @@ def test_light_colours_above_1_are_valid_and_warned() -> None:
     assert warning == ("anim_lights_01: BackpackLights keyframe 0 (40 ms) Left (255, 0, 0, 0) is outside 0..1: "
                        "read as a 0-255 colour")
     assert Clip("anim_lights_02", backpack_lights=(BackpackLights(0, 0, left=(1, 0.5, 0, 1)),)).warnings() == []
+    # a negative channel is no 0-255 colour: it is clamped, and the warning says so
+    (negative,) = Clip("anim_lights_03", backpack_lights=(BackpackLights(0, 0, left=(-0.5, 0.5, 0, 1)),)).warnings()
+    assert negative.endswith("Left (-0.5, 0.5, 0, 1) is outside 0..1: clamped to 0..1")

@@ -20,7 +20,7 @@ The keyframe types and the track enum live in :mod:`.keyframes`; they are re-exp
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import Any
@@ -48,7 +48,9 @@ __all__ = [
     "TurnToRecordedHeading",
     "f32",
     "f32_text",
+    "light_fractions",
     "schema_default",
+    "written_as_0_255",
 ]
 
 
@@ -299,9 +301,10 @@ class Clip:
     def warnings(self) -> list[str]:
         """What is valid but probably not meant, one line each (``check`` and ``anim convert`` say them).
 
-        A light colour channel above 1: the schema's floats are fractions of full brightness,
-        but files written by other tools carry 0-255; the value is kept as written and a light
-        with any channel above 1 plays as a 0-255 colour (see ``timeline.light_colors``).
+        A light colour outside 0..1: the schema's floats are fractions of full brightness, but
+        files written by other tools carry 0-255. The value is kept as written; how it plays is
+        :func:`light_fractions`'s rule (a light with a colour channel above 1 is 0-255, anything
+        else outside 0..1 is clamped).
         """
         out = []
         for i, kf in enumerate(self.backpack_lights):
@@ -311,8 +314,9 @@ class Clip:
                 rgba = getattr(kf, attr)
                 if any(not 0.0 <= v <= 1.0 for v in rgba):
                     shown = ", ".join(f"{v:g}" for v in rgba)
+                    how = "read as a 0-255 colour" if written_as_0_255(rgba) else "clamped to 0..1"
                     out.append(f"{self.name}: BackpackLights keyframe {i} ({kf.trigger_time_ms} ms) {schema_name} "
-                               f"({shown}) is outside 0..1: read as a 0-255 colour")
+                               f"({shown}) is outside 0..1: {how}")
         return out
 
     @property
@@ -356,3 +360,17 @@ class Clip:
                         "triggerTime_ms",
                     )
                 previous = kf.trigger_time_ms
+
+
+def written_as_0_255(rgba: Sequence[float]) -> bool:
+    """True when a light's colour was written as 0-255 (any of red, green, blue above 1), not as
+    fractions of full brightness as Anki's files have it."""
+    return max(rgba[:3], default=0.0) > 1.0
+
+
+def light_fractions(rgba: Sequence[float]) -> tuple[float, float, float]:
+    """A light's red, green and blue as fractions of full brightness (0..1): as written, or divided
+    by 255 when :func:`written_as_0_255`; clamped either way."""
+    scale = 1.0 / 255.0 if written_as_0_255(rgba) else 1.0
+    r, g, b = (min(1.0, max(0.0, float(c) * scale)) for c in (tuple(rgba[:3]) + (0.0, 0.0, 0.0))[:3])
+    return r, g, b

@@ -21,7 +21,7 @@ from typing import Any
 from ..hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM
 from ..protocol import messages as m
 from . import face as facemod
-from .clip import BackpackLights, BodyMotion, Clip, RobotAudio
+from .clip import BackpackLights, BodyMotion, Clip, RobotAudio, light_fractions
 from .face import FaceParams
 from .playback import PlaybackParams
 
@@ -184,14 +184,12 @@ def keyframe_face(kf: Any) -> FaceParams:
 def light_colors(kf: BackpackLights) -> list[int]:
     """A BackpackLights keyframe as AnimBackpackLights colours (left, front, middle, back, right).
 
-    Channels are fractions of full brightness (Anki's files); a light with any channel above 1
-    was written as 0-255 by another tool and is read so (``Clip.warnings`` says so).
+    Channels are fractions of full brightness (Anki's files); a light written as 0-255 by another
+    tool is read so (:func:`~driver.animation.clip.light_fractions`; ``Clip.warnings`` says so).
     """
     out = []
     for name in ("left", "front", "middle", "back", "right"):
-        rgba = tuple(getattr(kf, name)) + (0.0, 0.0, 0.0)
-        scale = 1.0 if max(rgba[:3]) <= 1.0 else 1.0 / 255.0
-        r, g, b = (int(round(_clamp(c * scale, 0.0, 1.0) * 255)) for c in rgba[:3])
+        r, g, b = (int(round(c * 255)) for c in light_fractions(getattr(kf, name)))
         out.append(m.rgb555(r, g, b))
     return out
 
