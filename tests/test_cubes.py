@@ -130,8 +130,10 @@ def test_after_a_reboot_the_cubes_are_connected_again() -> None:
             await eventually(lambda: robot.cubes.connected() != {}, timeout=3.0)
             sim.reboot()  # forgets the engine and its cube; the robot notices the silence
             await eventually(lambda: robot.reconnects >= 1, timeout=10.0)
-            await eventually(lambda: sim.cubes.slot_of(1) is not None, timeout=4.0)
-            assert sum(isinstance(e, ev.CubeConnection) and e.connected for e in events) == 2
+            # The simulator fills the slot before its answer reaches the driver: wait for the event.
+            await eventually(lambda: sum(isinstance(e, ev.CubeConnection) and e.connected for e in events) == 2,
+                             timeout=4.0)
+            assert sim.cubes.slot_of(1) is not None
         finally:
             await robot.disconnect()
             await sim.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -21,6 +22,29 @@ def _free_udp_port() -> int:
         return s.getsockname()[1]
 
 
+def _wait_for_line(proc: subprocess.Popen[str], needle: str, timeout: float) -> list[str]:
+    """Read the process's stderr until a line holds ``needle``; the lines read so far.
+
+    A reader thread keeps a slow start (a loaded machine) from blocking the test for ever; the
+    failure names what the process said, so a crash or a port already taken is plain.
+    """
+    lines: list[str] = []
+    seen = threading.Event()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line)
+            if needle in line:
+                seen.set()
+        seen.set()  # end of output: let the waiter look at what came
+
+    threading.Thread(target=read, daemon=True).start()
+    seen.wait(timeout)
+    assert any(needle in line for line in lines), f"no {needle!r} within {timeout} s; stderr: {''.join(lines)!r}"
+    return lines
+
+
 @pytest.mark.e2e
 def test_sim_command_serves_a_robot_and_stops_after_duration() -> None:
     port = _free_udp_port()
@@ -29,20 +53,23 @@ def test_sim_command_serves_a_robot_and_stops_after_duration() -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
+        # The robot binds its own socket only once the simulator listens: an ephemeral port that
+        # happened to be the one just freed would otherwise leave the simulator nowhere to bind.
+        lines = _wait_for_line(proc, f"listening on 127.0.0.1:{port}", timeout=30)
+
         async def body() -> float:
-            robot = Robot("127.0.0.1", port, reconnect_initial_s=0.1, reconnect_max_s=0.2, connect_timeout_s=15)
-            await robot.connect()  # keeps trying while the process starts and binds
+            robot = Robot("127.0.0.1", port, reconnect_initial_s=0.1, reconnect_max_s=0.2, connect_timeout_s=5)
+            await robot.connect()
             await robot.set_head_angle(0.4)
             angle = robot.state.proprioception.head_angle_rad  # type: ignore[union-attr]
             await robot.disconnect()
             return angle
 
-        assert run(body(), timeout=20) == pytest.approx(0.4, abs=0.03)
+        assert run(body(), timeout=20) == pytest.approx(0.4, abs=0.03), "".join(lines)
         t0 = time.monotonic()
-        out, err = proc.communicate(timeout=10)
-        assert proc.returncode == 0, err
+        proc.wait(timeout=10)
+        assert proc.returncode == 0, "".join(lines)
         assert time.monotonic() - t0 < 6
-        assert "listening on 127.0.0.1" in err
     finally:
         proc.kill()
 
