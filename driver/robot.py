@@ -256,6 +256,7 @@ class Robot(RobotConnection):
 
     def _on_motor_calibration(self, msg: Any) -> None:
         self.attitude.motor_calibration(int(msg.motor_id), bool(msg.calib_started))
+        self._startup.calibrating(int(msg.motor_id), bool(msg.calib_started))  # the start-up waits for it
         self._emit(ev.MotorCalibration(self._now(), motor_id=int(msg.motor_id), started=bool(msg.calib_started)))
 
     def _on_hardware(self, msg: Any) -> None:

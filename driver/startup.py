@@ -30,6 +30,10 @@ class RobotInfo:
     body_color: int = -1
 
 
+#: The longest a motor calibration may hold up the start-up (a real one takes about 1.3 s).
+CALIBRATION_MAX_S = 5.0
+
+
 class StartUpFailed(Exception):
     """The robot answered the handshake but not the start-up sequence (in time)."""
 
@@ -48,11 +52,16 @@ class StartUp:
         self._send = send
         self.step_timeout_s = step_timeout_s
         self._answers: dict[str, asyncio.Future[None]] = {}
+        #: loop time of the last motor calibration report, and the motors calibrating now
+        self._progress_at = float("-inf")
+        self._calibrating: set[int] = set()
 
     def begin(self) -> None:
         """A new connection: wait for its answers afresh (a sequence still waiting fails)."""
         self.fail("a new connection began")
         loop = asyncio.get_running_loop()
+        self._calibrating.clear()
+        self._progress_at = float("-inf")
         self._answers = {key: loop.create_future() for key in self.STEPS}
         for fut in self._answers.values():
             fut.add_done_callback(_consume)
@@ -62,6 +71,17 @@ class StartUp:
         fut = self._answers.get(key)
         if fut is not None and not fut.done():
             fut.set_result(None)
+
+    def calibrating(self, motor_id: int, started: bool) -> None:
+        """A motor calibration report. A robot sends its first state only once lift and head have
+        found their stops (about 1.3 s on a real one): while a calibration runs the step does not
+        time out (up to :data:`CALIBRATION_MAX_S`), and its time counts again from the last
+        report, so a daemon started while the robot calibrates waits for it."""
+        if started:
+            self._calibrating.add(motor_id)
+        else:
+            self._calibrating.discard(motor_id)
+        self._progress_at = asyncio.get_running_loop().time()
 
     def fail(self, why: str) -> None:
         """Make a sequence that is waiting fail with ``why``."""
@@ -82,10 +102,19 @@ class StartUp:
         self._send(m.EnableAnimationState())
 
     async def _wait(self, key: str, what: str, deadline: float | None) -> None:
-        timeout = self.step_timeout_s
-        if deadline is not None:
-            timeout = max(0.0, min(timeout, deadline - asyncio.get_running_loop().time()))
-        try:
-            await asyncio.wait_for(asyncio.shield(self._answers[key]), timeout)
-        except asyncio.TimeoutError:
-            raise StartUpFailed(f"the robot sent no {what} within {timeout:.1f} s") from None
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        answer = self._answers[key]
+        while True:  # each turn recomputes the end: a progress report moves it on
+            busy = CALIBRATION_MAX_S if self._calibrating else self.step_timeout_s
+            until = max(began, self._progress_at) + busy
+            if deadline is not None:
+                until = min(until, deadline)
+            remaining = until - loop.time()
+            if remaining <= 0:
+                raise StartUpFailed(f"the robot sent no {what} within {loop.time() - began:.1f} s")
+            try:
+                await asyncio.wait_for(asyncio.shield(answer), min(remaining, 0.25))
+                return
+            except asyncio.TimeoutError:
+                continue

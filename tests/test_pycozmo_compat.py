@@ -29,7 +29,11 @@ def _drive_with_pycozmo(addr: tuple[str, int], out: dict[str, Any]) -> None:
         stamps: list[int] = []
         cli.add_handler(pycozmo.event.EvtRobotStateUpdated, lambda c: states.append(time.monotonic()))
         cli.conn.add_handler(pycozmo.protocol_encoder.RobotState, lambda c, pkt: stamps.append(pkt.timestamp))
-        time.sleep(0.4)
+        # As on a real robot, states begin once lift and head have calibrated (about 1.3 s).
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline and len(states) < 5:
+            time.sleep(0.05)
+        time.sleep(0.2)
         out["states"] = len(states)
         out["stamps"] = list(stamps)
         cli.set_head_angle(0.6)
@@ -55,7 +59,8 @@ def test_pycozmo_client_connects_gets_state_and_moves_the_head() -> None:
         await sim.stop()
         assert "error" not in out, out.get("error")
         assert out.get("ready") is True
-        assert out["states"] >= 5  # ~33 Hz RobotState for 0.4 s
+        assert out["states"] >= 5  # ~33 Hz RobotState
+        assert 1200 <= out["stamps"][0] <= 1500  # the first after calibration, as a real robot's (1,305 ms)
         # the robot's own clock: timestamps step by exactly 30 ms, whenever the host's loop ran the tick
         steps = [b - a for a, b in zip(out["stamps"], out["stamps"][1:], strict=False)]
         assert len(steps) >= 4 and all(step > 0 and step % 30 == 0 for step in steps), steps

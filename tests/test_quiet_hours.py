@@ -21,6 +21,7 @@ from brain.context import BrainContext
 from brain.personality import PersonalityError, load_personality
 from brain.rhythm import DayRhythm, HeldWheels, Schedule, TimeRange, parse_clock, parse_range
 from driver import events as ev
+from driver.hardware import HEAD_CALIBRATED_S
 from driver.robot import RobotError
 
 from .conftest import REPO
@@ -251,7 +252,8 @@ def test_at_the_end_of_the_night_it_gets_up_with_the_wake_up_animation() -> None
     day = _day(HOUSEHOLD, [RESOURCES], start="06:59", minutes=3)
     timeline = day["timeline"]
     assert timeline[0]["kind"] == "behaviour" and timeline[0]["name"] == "Sleep"
-    assert [e["t"] for e in timeline if e["kind"] == "sleep"][0] == 0.0
+    # asleep from the first beat, once the robot has calibrated and started up
+    assert [e["t"] for e in timeline if e["kind"] == "sleep"][0] == pytest.approx(HEAD_CALIBRATED_S, abs=0.1)
     reaction = next(e for e in timeline if e["kind"] == "reaction")
     assert reaction["name"] == "QuietHoursOver" and reaction["t"] == pytest.approx(60.0, abs=0.15)
     wake = next(e for e in timeline if e["kind"] == "wake")
@@ -260,4 +262,4 @@ def test_at_the_end_of_the_night_it_gets_up_with_the_wake_up_animation() -> None
     assert live["wake_ups"] == live["wake_ups_animated"] == live["woke_by_itself"] == 1
     assert math.isclose(live["awake_share"], 1.0 - day["sleep_total_s"] / day["simulated_s"], abs_tol=1e-3)
     # up afterwards, not straight back to sleep: rested by the night, it is not sleepy
-    assert [e["t"] for e in timeline if e["kind"] == "sleep" and e["t"] > 0] == []
+    assert [e["t"] for e in timeline if e["kind"] == "sleep" and e["t"] > HEAD_CALIBRATED_S + 0.1] == []

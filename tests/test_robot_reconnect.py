@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from driver import events as ev
+from driver.hardware import HEAD_CALIBRATED_S
 from driver.robot import ActionCancelled, Robot, RobotError
 from driver.sim.script import parse_script
 from driver.sim.server import SimulatedCozmo
@@ -91,14 +92,15 @@ def test_a_rebooted_robot_is_found_again_with_a_fresh_state_stream() -> None:
         try:
             await asyncio.sleep(1.0)
             before = robot.state
-            assert before is not None and before.proprioception.robot_time_ms >= 900
+            assert before is not None and before.proprioception.robot_time_ms >= 2000  # calibrated, then 1 s
             await robot.set_lift_height(80)
             sim.reboot(boot_s=0.8)
             assert sim.body.lift.position != pytest.approx(80, abs=3.0)  # forgot everything it did
             event = await robot.wait_for("reconnected", timeout=5)
             assert isinstance(event, ev.Reconnected) and event.firmware_version == 2381
             after = robot.state
-            assert after is not None and after.proprioception.robot_time_ms < 500, "a new stream from the new robot"
+            # a new stream from the new robot: its clock starts again, the first state after calibration
+            assert after is not None and after.proprioception.robot_time_ms <= 1500, "a new stream from the new robot"
             assert sim.connections == 2 and sim.counts["SyncTime"] == 2
         finally:
             await robot.disconnect()
@@ -127,7 +129,8 @@ def test_connect_keeps_trying_until_the_robot_appears() -> None:
             await robot.disconnect()
             await sim.stop()
 
-    assert run(body(), timeout=20) < 0.3 + 0.3
+    # one backoff step, the robot's calibration, the start-up
+    assert run(body(), timeout=20) < 0.3 + HEAD_CALIBRATED_S + 0.3
 
 
 def test_connect_gives_up_when_its_time_runs_out_and_says_where() -> None:
@@ -197,9 +200,9 @@ def test_disconnect_stops_the_retrying() -> None:
 def test_a_scripted_timeline_runs_on_through_a_silence_and_a_reboot_without_starting_over() -> None:
     script = parse_script(
         """
-        - {at: 0.3, event: silent, for: 1.0}
-        - {at: 2.2, event: reboot, for: 0.5}
-        - {at: 4.5, event: poke}
+        - {at: 2.0, event: silent, for: 1.0}
+        - {at: 4.0, event: reboot, for: 0.5}
+        - {at: 7.0, event: poke}
         """
     )
 
@@ -211,10 +214,11 @@ def test_a_scripted_timeline_runs_on_through_a_silence_and_a_reboot_without_star
         robot.add_listener(lambda e: pokes.append(e.at) if e.kind == "poked" else None)
         loop = asyncio.get_running_loop()
         await robot.connect()
-        t0 = loop.time()
+        t0 = sim.connected_since
+        assert t0 is not None and loop.time() - t0 >= HEAD_CALIBRATED_S  # connect() waited for the calibration
         try:
-            await eventually(lambda: pokes, timeout=8)
-            assert 4.4 <= pokes[0] - t0 <= 5.0, "times count from the first connection, through reconnects"
+            await eventually(lambda: pokes, timeout=10)
+            assert 6.9 <= pokes[0] - t0 <= 7.5, "times count from the first connection, through reconnects"
             assert rec.kinds() == ["connected", "robot_lost", "robot_recovered", "reconnected",
                                    "robot_lost", "robot_recovered", "reconnected"]
             await asyncio.sleep(1.0)

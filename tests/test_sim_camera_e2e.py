@@ -99,10 +99,10 @@ def test_frames_stream_at_the_robots_rate_only_while_enabled_and_decode_as_drawn
 
 
 TIMELINE = """\
-- {at: 1.0, face: alice, bearing_deg: 20, distance_m: 0.6, height_m: 0.25}
-- {at: 2.5, face: alice, bearing_deg: -20}
-- {at: 4.0, face: alice, bearing_deg: 0, distance_m: 1.0}
-- {at: 5.5, face_leaves: alice}
+- {at: 2.5, face: alice, bearing_deg: 20, distance_m: 0.6, height_m: 0.25}
+- {at: 4.0, face: alice, bearing_deg: -20}
+- {at: 5.5, face: alice, bearing_deg: 0, distance_m: 1.0}
+- {at: 7.0, face_leaves: alice}
 """
 
 
@@ -142,7 +142,7 @@ def test_a_face_from_the_timeline_is_seen_where_it_stands_and_sized_by_its_dista
             frames, _ = _listen(robot)
             await robot.set_head_angle(HEAD)
             robot.enable_camera(True)
-            await asyncio.sleep(6.6)
+            await asyncio.sleep(8.1 - robot.state.proprioception.robot_time_ms / 1000)  # type: ignore[union-attr]
             return list(frames.frames)
         finally:
             await robot.disconnect()
@@ -155,12 +155,14 @@ def test_a_face_from_the_timeline_is_seen_where_it_stands_and_sized_by_its_dista
         assert len(picked) >= 4, f"too few frames between {t0} and {t1} s"
         return picked
 
-    before, gone = _mean(during(0.4, 0.9)), _mean(during(6.0, 6.6))
+    # Robot time counts from SyncTime, as the timeline does; the camera starts after the robot's
+    # calibration (about 1.3 s).
+    before, gone = _mean(during(1.9, 2.4)), _mean(during(7.5, 8.1))
     assert np.abs(before - gone).mean() < 2.0  # the empty room, before she came and after she left
     expected = {  # phase -> (face point in the room, frames)
-        "left": ((600 * math.cos(math.radians(20)), 600 * math.sin(math.radians(20)), 250.0), during(1.5, 2.3)),
-        "right": ((600 * math.cos(math.radians(20)), -600 * math.sin(math.radians(20)), 250.0), during(3.0, 3.8)),
-        "far": ((1000.0, 0.0, 250.0), during(4.5, 5.3)),
+        "left": ((600 * math.cos(math.radians(20)), 600 * math.sin(math.radians(20)), 250.0), during(3.0, 3.8)),
+        "right": ((600 * math.cos(math.radians(20)), -600 * math.sin(math.radians(20)), 250.0), during(4.5, 5.3)),
+        "far": ((1000.0, 0.0, 250.0), during(6.0, 6.8)),
     }
     widths = {}
     for phase, (point, picked) in expected.items():
@@ -245,11 +247,16 @@ def _pycozmo_camera(addr: tuple[str, int], out: dict[str, Any]) -> None:
     cli = pycozmo.Client(robot_addr=addr)
     images: list[tuple[bool, Any]] = []
     colour = [False]
+    calibrated = threading.Event()  # the first RobotState comes once lift and head have calibrated
     cli.add_handler(pycozmo.event.EvtNewRawCameraImage, lambda c, image: images.append((colour[0], image)))
+    cli.conn.add_handler(pycozmo.protocol_encoder.RobotState, lambda c, pkt: calibrated.set())
     try:
         cli.start()
         cli.connect()
         cli.wait_for_robot(timeout=5)
+        # PyCozmo waits 0.5 s after SyncTime; a real robot calibrates for about 1.3 s, and a head
+        # command before that is the calibration's to override.
+        assert calibrated.wait(5), "no RobotState within 5 s"
         cli.set_head_angle(HEAD)
         cli.enable_camera(enable=True, color=False)
         time.sleep(2.0)
@@ -329,7 +336,7 @@ def test_the_sim_command_ends_with_a_summary_of_pose_head_and_what_it_received()
 
 def test_without_scikit_image_the_sim_says_so_once_and_shows_an_empty_room(tmp_path: Path) -> None:
     script = tmp_path / "room.yaml"
-    script.write_text("- {at: 1.0, face: alice, bearing_deg: 0}\n- {at: 1.2, face: bob, bearing_deg: 10}\n")
+    script.write_text("- {at: 2.5, face: alice, bearing_deg: 0}\n- {at: 2.7, face: bob, bearing_deg: 10}\n")
     # As if scikit-image were not installed: the import fails and no spec is found.
     sim = SimProcess("--script", str(script), prelude="import sys; sys.modules['skimage'] = None; ")
 
@@ -339,7 +346,7 @@ def test_without_scikit_image_the_sim_says_so_once_and_shows_an_empty_room(tmp_p
         frames, _ = _listen(robot)
         await robot.set_head_angle(HEAD)
         robot.enable_camera(True)
-        await asyncio.sleep(2.4)
+        await asyncio.sleep(3.9 - robot.state.proprioception.robot_time_ms / 1000)  # type: ignore[union-attr]
         await robot.disconnect()
         return list(frames.frames)
 
@@ -347,7 +354,7 @@ def test_without_scikit_image_the_sim_says_so_once_and_shows_an_empty_room(tmp_p
         frames = run(watch(), timeout=30)
     finally:
         log = sim.stop()
-    before = _mean([f for f in frames if 300 <= f.timestamp <= 900])
-    after = _mean([f for f in frames if 1700 <= f.timestamp <= 2300])
+    before = _mean([f for f in frames if 1700 <= f.timestamp <= 2300])  # the robot calibrated until 1.3 s
+    after = _mean([f for f in frames if 3200 <= f.timestamp <= 3800])
     assert np.abs(before - after).mean() < 2.0  # nobody came in
     assert log.count("scikit-image is not installed") == 1, log

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from driver.capture import FROM_ROBOT, TO_ROBOT, entries, read_capture
+from driver.hardware import HEAD_CALIBRATED_S
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 
@@ -58,7 +59,7 @@ def test_the_simulated_start_up_keeps_a_real_robots_time(real_data: Path) -> Non
     assert real["first state"] == pytest.approx(1.318, abs=0.01)  # the capture, read right
 
     async def body() -> dict[str, float]:
-        sim = await SimulatedCozmo(port=0, calibrate=True).start()
+        sim = await SimulatedCozmo(port=0).start()  # calibrates, as a real robot does
         loop = asyncio.get_running_loop()
         synced: list[float] = []
         sim.add_message_listener(lambda msg: synced.append(loop.time()) if msg.NAME == "SyncTime" else None)
@@ -86,9 +87,9 @@ def test_the_simulated_start_up_keeps_a_real_robots_time(real_data: Path) -> Non
 
 
 def test_without_calibration_the_simulator_streams_at_once() -> None:
-    """The default for now: the suite's hundreds of connections each skip the 1.3 s."""
+    """For tests whose subject is not the start-up: a connection without the 1.3 s wait."""
     async def body() -> float:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=2.0)
         loop = asyncio.get_running_loop()
         t0 = loop.time()
@@ -100,3 +101,51 @@ def test_without_calibration_the_simulator_streams_at_once() -> None:
             await sim.stop()
 
     assert run(body()) < 1.0
+
+
+def test_a_driver_started_while_the_robot_calibrates_waits_for_it() -> None:
+    """Each start-up step may take half a second here, the calibration takes 1.3 s: the driver
+    sees the calibration reports and waits for the first state instead of starting over."""
+    async def body() -> float:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address, startup_timeout_s=0.5)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        try:
+            await robot.connect()
+            assert sim.connections == 1 and sim.counts["SyncTime"] == 1, "started over"
+            return loop.time() - t0
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    assert run(body()) >= HEAD_CALIBRATED_S
+
+
+def test_the_motors_calibrate_once_per_boot() -> None:
+    """The engine lost and found again: the robot, still powered, streams at once; after a
+    reboot it calibrates again."""
+    async def body() -> list[float]:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address, lost_after=0.5, reconnect_initial_s=0.1, reconnect_max_s=0.2)
+        loop = asyncio.get_running_loop()
+        took: list[float] = []
+        try:
+            t0 = loop.time()
+            await robot.connect()
+            took.append(loop.time() - t0)
+            for cause in (lambda: sim.go_silent(0.8), lambda: sim.reboot(boot_s=0.3)):
+                cause()
+                await robot.wait_for("robot_lost", timeout=3)
+                await robot.wait_for("robot_recovered", timeout=5)
+                t0 = loop.time()
+                await robot.wait_for("reconnected", timeout=5)
+                took.append(loop.time() - t0)
+            return took
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    first, after_silence, after_reboot = run(body(), timeout=30)
+    assert first >= HEAD_CALIBRATED_S and after_reboot >= HEAD_CALIBRATED_S - 0.1
+    assert after_silence < 0.5

@@ -18,10 +18,12 @@ from ..arousal import SEEN_KINDS
 from .day_report import MAX_EPISODES, SERIES_POINTS, SimulationReport, SleepEpisode
 from .liveliness import ANSWER_WITHIN_S, ANSWERABLE_STIMULI, FACE_FOUND_S, FACE_STEPS, PAUSE
 
-__all__ = ["CURVE_POINTS", "Recorder"]
+__all__ = ["CURVE_POINTS", "STARTING_UP", "Recorder"]
 
 #: Points of the mood curve drawn in the picture of the day (at most; never closer than 1 s).
 CURVE_POINTS = 480
+#: The branch the time from the connection to the brain's first beat is charged to.
+STARTING_UP = "start-up"
 #: Messages reaching the robot this soon (s) after the quiet hours began were prepared before: not counted as quiet.
 QUIET_GRACE_S = 0.05
 #: Messages that reached the robot and make a sound or move its wheels (counted in and out of quiet hours).
@@ -95,6 +97,14 @@ class Recorder:
         entry: dict[str, Any] = {"t": self._t(at), "kind": kind, "name": name}
         self.timeline.append(entry)
         return entry
+
+    def started_up(self, at: float) -> None:
+        """The brain's first beat is due at ``at``: the time since :attr:`start` (the connection,
+        the robot calibrating and the start-up sequence) is the day's ``start-up``, so the time per
+        branch still adds up to the day."""
+        if at > self.start:
+            self.branch_s[STARTING_UP] += at - self.start
+            self.behavior_s[STARTING_UP] += at - self.start
 
     def beat(self, at: float, branch_path: str, reaction: str | None, emotions: dict[str, float],
              simple_mood: str, sleeping: bool, events: list[str], *, pause: bool = False,

@@ -158,8 +158,11 @@ async def simulate(
         report.personality = brain.personality.name
         report.schedule = brain.personality.schedule.describe()
         behavior_ids = set(BEHAVIOR_CLASSES) | set(getattr(stack.resources, "behaviors", {}) or {})
-        start = loop.time()
+        # The day counts from the connection, as the day clock and the script's timeline do: the
+        # robot's start-up (calibration, about 1.3 s) is part of it.
+        start = sim.connected_since if sim.connected_since is not None else loop.time()
         recorder = Recorder(report, behavior_ids, start)
+        recorder.started_up(loop.time())
         recorder.set_duration(hours * 3600.0)
         _attach(brain, sim, controller, recorder)
         sight = _Eyes(eyes, robot, sim)
@@ -169,7 +172,7 @@ async def simulate(
         if progress:
             show = progress if callable(progress) else _log_progress()
             progress_task = loop.create_task(_progress(recorder, start, hours, wall0, show))
-        await brain.heartbeat.run(stop, hours * 3600.0)
+        await brain.heartbeat.run(stop, hours * 3600.0 - (loop.time() - start))
         end = loop.time()
         recorder.finish(end)
         report.simulated_s = round(end - start, 3)
@@ -302,8 +305,10 @@ async def _progress(recorder: Recorder, start: float, hours: float, wall0: float
     loop = asyncio.get_running_loop()
     total = hours * 3600.0
     next_hour = 3600.0
+    checks = 0
     while True:
-        await asyncio.sleep(PROGRESS_CHECK_S)
+        checks += 1
+        await asyncio.sleep(max(0.0, start + checks * PROGRESS_CHECK_S - loop.time()))
         t = loop.time() - start
         wall = time.perf_counter() - wall0
         milestone = t >= next_hour

@@ -82,7 +82,7 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
         play_audio: bool = False,
         table: Table | None = None,
         cubes: int = 3,
-        calibrate: bool = False,
+        calibrate: bool = True,
     ) -> None:
         self.host = host
         self.port = port
@@ -137,9 +137,13 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
         self.room = Room()
         self.camera = CameraStream(self.room, self.send, self._camera_sample)
         #: After SyncTime, calibrate lift and head for about 1.3 s before the first RobotState, as a
-        #: real robot does (False, for now the default: report both calibrated and stream at once).
+        #: real robot does (False: report both calibrated and stream at once, for tests whose
+        #: subject is not the start-up and that would only wait for it in real time).
         self.calibrate = calibrate
         self._calibration: list[tuple[float, Callable[[], None]]] = []
+        #: Lift and head found their stops since the robot booted: a later connection (the engine
+        #: lost and found again, the robot still powered) streams at once; a reboot forgets it.
+        self.motors_calibrated = False
         #: The kit's light cubes (``cubes`` of them, numbered from 1): they connect only when asked.
         self.cubes = CubeRadio(self.send, cubes)
         self._stopped = False
@@ -241,6 +245,11 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
             self.body.stop_all()
             self.camera.enable(0, self.camera.resolution)  # the next engine enables it again
 
+    @property
+    def connected_since(self) -> float | None:
+        """Loop time of the first connection: the zero of the script's timeline (None before it)."""
+        return self._script_t0
+
     def _log_connection(self, how: str) -> None:
         """One line per connection: who, how long, and what arrived (messages by name, most frequent first)."""
         if self._connected_at is None:
@@ -304,7 +313,7 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
         self._first_state = None
         self.send(m.SyncTimeAck())
         self.cubes.start(now)
-        if not self.calibrate:
+        if not self.calibrate or self.motors_calibrated:
             for motor in (LIFT_MOTOR, HEAD_MOTOR):
                 self._calibration_report(motor, started=True)
                 self._calibration_report(motor, started=False)
@@ -333,6 +342,7 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
         joint.command_speed(0.0)
         self._calibration_report(motor, started=False)
         if motor == HEAD_MOTOR:
+            self.motors_calibrated = True
             self.streaming = True
 
     def _h_SetPropSlot(self, msg: Any) -> None:

@@ -33,6 +33,7 @@ class WorldEvents:
     faults: NetworkFaults
     cubes: CubeRadio
     link: Link | None
+    motors_calibrated: bool
     _reverts: list[tuple[float, Callable[[], None]]]
 
     if TYPE_CHECKING:
@@ -123,6 +124,7 @@ class WorldEvents:
         if self.link is not None:
             self.link.forget("rebooting")
         self._forget_all()
+        self.motors_calibrated = False  # a booting robot calibrates its motors again
         if boot_s > 0:
             self.faults.silent = True
 
