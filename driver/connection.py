@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
+from .animation.budget import StreamBudget
 from .attitude import Attitude
 from .cubes import CubePool
 from .link import Address, Link, LinkError, LinkState, Role
@@ -55,6 +56,7 @@ class RobotConnection:
     state: RobotStateSample | None
     attitude: Attitude
     cubes: CubePool
+    anim_budget: StreamBudget
     losses: int
     reconnects: int
     _actions: dict[str, Action]
@@ -124,6 +126,7 @@ class RobotConnection:
         self.state = None
         self.attitude.reset()
         self.cubes.reset()  # a new connection: the robot has no cube connected
+        self.anim_budget.reset()  # ...and an empty animation buffer with its counters at zero
 
     async def _reconnected(self) -> None:
         """After the robot answered again: the start-up sequence, then Reconnected (or start over)."""

@@ -15,6 +15,9 @@ import math
 from dataclasses import dataclass
 
 __all__ = [
+    "ANIM_BUFFER_BYTES",
+    "ANIM_BUFFER_FRAMES",
+    "AUDIO_FRAME_PLAY_S",
     "CAMERA_FPS",
     "CAMERA_IN_HEAD_MM",
     "CLIFF_RAW_NO_FLOOR",
@@ -39,6 +42,7 @@ __all__ = [
     "MAX_WHEEL_SPEED_MMPS",
     "NECK_MM",
     "QVGA",
+    "RADIO_FRAME_S",
     "ROBOT_STATE_PERIOD_S",
     "TRACK_MM",
     "WHEEL_DIAMETER_MM",
@@ -87,6 +91,19 @@ CLIFF_RAW_NO_FLOOR = 20
 #: The robot reports its state every 6 ticks of its 200 Hz control loop (s; VC-cfg, and robot
 #: timestamps step by exactly 30 ms in real captures).
 ROBOT_STATE_PERIOD_S = 0.030
+
+#: Frames leave the robot about every 33 ms (a 30 Hz radio frame), while RobotState is sampled
+#: every 30 ms: about one frame in ten carries two states (hardware.md §2, §7.2).
+RADIO_FRAME_S = 1.0 / 30.0
+
+#: The animation buffer (hardware.md §4, §7.7): the engine keeps at most 14 audio frames and 8,192
+#: bytes (whole messages, tag included) ahead of what AnimationState reports played; the robot
+#: drops a frame that does not fit. It plays one audio frame every 33.5 ms (120 frames in 4.0 s
+#: measured), a little slower than a host's 30 fps: a stream that does not pace itself by
+#: AnimationState runs ahead and overflows.
+ANIM_BUFFER_FRAMES = 14
+ANIM_BUFFER_BYTES = 8192
+AUDIO_FRAME_PLAY_S = 0.0335
 
 #: The start-up motor calibration, in seconds after the engine's SyncTime (hardware.md §3; the real
 #: capture hw_fw2457_first120.log: started 64 ms after, lift done at 0.82 s, head done at 1.32 s in

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
+from .animation.budget import ANIM_STREAM, AUDIO_MESSAGES, StreamBudget
 from .attitude import Attitude, describe
 from .connection import RobotConnection, RobotError
 from .cubes import CubePool
@@ -119,6 +120,8 @@ class Robot(RobotConnection):
         #: Reads the IMU of every RobotState: how the robot lies (OrientationChanged, ReturnedToTreads),
         #: Shaken, PlacedOnSlope, UnexpectedMovement.
         self.attitude = Attitude()
+        #: The robot's animation buffer as the engine sees it (sent minus AnimationState's played).
+        self.anim_budget = StreamBudget()
 
     async def __aenter__(self) -> Robot:
         await self.connect()
@@ -339,6 +342,8 @@ class Robot(RobotConnection):
         "AnimationStarted": lambda self, msg: self._emit(ev.AnimationStarted(self._now(), anim_id=int(msg.anim_id))),
         "AnimationEnded": lambda self, msg: self._emit(ev.AnimationEnded(self._now(), anim_id=int(msg.anim_id))),
         "MotorCalibration": _on_motor_calibration,
+        "AnimationState": lambda self, msg: self.anim_budget.played(
+            int(msg.num_audio_frames_played), int(msg.num_anim_bytes_played), int(msg.client_drop_count)),
     }
 
     # ------------------------------------------------------------------ commands
@@ -351,7 +356,10 @@ class Robot(RobotConnection):
         """
         if not self._ready or self.link is None:
             raise RobotError(self._why_not_ready())
-        self.link.send(m.encode(msg))
+        packet = m.encode(msg)
+        if msg.NAME in ANIM_STREAM:  # what waits in the robot's animation buffer, counted
+            self.anim_budget.sent(len(packet.body), closes_frame=msg.NAME in AUDIO_MESSAGES)
+        self.link.send(packet)
 
     def _new_action(self, slot: str, action_id: int | None, timeout: float,
                     is_finished: Callable[[RobotStateSample], bool]) -> Action:

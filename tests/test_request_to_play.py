@@ -57,8 +57,10 @@ def test_alone_its_requests_go_unanswered_and_it_grows_lonely(tmp_path: Path) ->
 
 
 def test_a_poke_answers_a_request(tmp_path: Path) -> None:
-    pokes = "\n".join(f"- {{at: {t}, event: poke}}" for t in range(100, 400, 6))
-    report = _day(tmp_path, 420, pokes)
+    # a poke every 15 s for ten minutes: some requests meet one mid-clip (a poke reaction, then
+    # play), the others one while waiting (an answer)
+    pokes = "\n".join(f"- {{at: {t}, event: poke}}" for t in range(100, 580, 15))
+    report = _day(tmp_path, 600, pokes)
     clips = _clips(report)
     asks = [t for t, name in clips if name == REQUEST]
     assert asks, clips

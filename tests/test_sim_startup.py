@@ -149,3 +149,29 @@ def test_the_motors_calibrate_once_per_boot() -> None:
     first, after_silence, after_reboot = run(body(), timeout=30)
     assert first >= HEAD_CALIBRATED_S and after_reboot >= HEAD_CALIBRATED_S - 0.1
     assert after_silence < 0.5
+
+
+def test_states_step_30_ms_on_frames_33_ms_apart_some_carrying_two() -> None:
+    """hardware.md §7.2: a real robot samples every 30 ms and sends a frame every 33 ms."""
+    async def body() -> tuple[list[int], list[float]]:
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
+        robot = Robot(*sim.address)
+        loop = asyncio.get_running_loop()
+        got: list[tuple[float, int]] = []
+        try:
+            await robot.connect()
+            robot.add_message_listener(
+                lambda msg: got.append((loop.time(), int(msg.timestamp))) if msg.NAME == "RobotState" else None)
+            await asyncio.sleep(3.0)
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+        return [b[1] - a[1] for a, b in zip(got, got[1:], strict=False)], [b[0] - a[0] for a, b in zip(got, got[1:],
+                                                                                                       strict=False)]
+
+    steps, gaps = run(body())
+    assert len(steps) >= 80 and all(step % 30 == 0 for step in steps) and steps.count(30) >= 0.9 * len(steps)
+    together = sum(gap < 0.003 for gap in gaps)  # two states handled from one datagram
+    frames = sorted(gap for gap in gaps if gap >= 0.003)
+    assert 0.05 * len(steps) <= together <= 0.2 * len(steps), together
+    assert 0.030 <= frames[len(frames) // 2] <= 0.037  # the median frame gap: about 33 ms

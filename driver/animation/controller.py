@@ -94,6 +94,7 @@ from ..protocol import messages as m
 from ..robot import RobotError
 from . import face as facemod
 from .audio import PitchedAudioResolver
+from .budget import StreamBudget
 from .clip import AnimationError, Clip, FaceAnimation, RobotAudio
 from .face import FaceParams, FaceRenderer
 from .idle import IdleFace
@@ -140,6 +141,8 @@ class ControllerStats:
     offline_frames: int = 0
     #: idle frames with nothing new for the robot (no clip, no sound, the same face): not sent
     quiet_frames: int = 0
+    #: frames held back because the robot's animation buffer had no room (the clip waited a frame)
+    held_frames: int = 0
     max_late_ms: float = 0.0
     max_frame_cost_ms: float = 0.0
     max_render_ms: float = 0.0
@@ -485,6 +488,12 @@ class AnimationController:
         """Prepare the frame of time ``now`` and send it (at ``release_at``, when given)."""
         if not self.robot.connected:
             self.stats.offline_frames += 1
+            return
+        budget: StreamBudget | None = getattr(self.robot, "anim_budget", None)
+        if budget is not None and not budget.has_room():
+            # The robot plays a little slower than 30 fps (hardware.md §4): rather than have it
+            # drop a frame, this one waits and everything on air slips by a frame.
+            self.stats.held_frames += 1
             return
         out: list[Any] = []
         audio: bytes | None = None

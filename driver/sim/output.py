@@ -18,19 +18,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..animation.audio import AudioSink, mulaw_decode
+from ..animation.budget import ANIM_STREAM
 from ..animation.display import BLANK_SCREEN
 from ..hardware import DISPLAY_BLANK_AFTER_S
 from ..protocol import messages as m
+from .anim_buffer import AnimationBuffer
 from .body import Body
 
 log = logging.getLogger("driver.sim.server")
 
-__all__ = ["ANIM_STREAM", "AnimationOutput", "Display", "Speaker"]
+__all__ = ["ANIM_STREAM", "AnimationOutput", "Display", "Speaker"]  # ANIM_STREAM: driver.animation.budget's
 
-#: What a real robot ignores until the engine's EnableAnimationState (InitAnimController): the face,
-#: the sound and the animation keyframes.
-ANIM_STREAM = frozenset({"DisplayImage", "OutputAudio", "OutputSilence", "AnimHead", "AnimLift", "AnimBody",
-                         "AnimBackpackLights", "StartAnimation", "EndAnimation", "AbortAnimation"})
 
 
 @dataclass
@@ -91,9 +89,42 @@ class AnimationOutput:
     backpack: tuple[int, ...]
     current_animation: int | None
 
+    anim_buffer: AnimationBuffer
+
     if TYPE_CHECKING:
         def send(self, msg: Any) -> None: ...  # noqa: D102
         def _drive_arc(self, speed: float, radius: int, accel: float = 0.0) -> None: ...
+
+    def _buffer_stream(self, msg: Any, size: int) -> None:
+        """A message of the animation stream: it waits for the audio clock (an abort acts at once
+        and empties the buffer, as the animation it ends is over)."""
+        if type(msg).__name__ == "AbortAnimation":
+            self.anim_buffer.clear_waiting()
+            self._h_AbortAnimation(msg)
+            return
+        self.anim_buffer.add(msg, size)
+
+    def _play_stream(self, now: float) -> None:
+        """Play the frames the robot's audio clock has reached by loop time ``now``."""
+        for frame in self.anim_buffer.due(now):
+            for msg in frame:
+                handler = getattr(self, f"_h_{type(msg).__name__}", None)
+                if handler is None:
+                    continue
+                try:
+                    handler(msg)
+                except (TypeError, ValueError, AttributeError) as exc:
+                    log.warning("sim: could not act on %s: %s", type(msg).__name__, exc)
+
+    def _animation_state(self, timestamp_ms: int) -> Any:
+        """AnimationState as a real robot sends it beside each RobotState once the engine enabled
+        it: the time in µs, what was played, the open animation's tag and the drop count."""
+        buf = self.anim_buffer
+        return m.AnimationState(timestamp=(timestamp_ms * 1000) & 0xFFFFFFFF,
+                                num_anim_bytes_played=buf.bytes_played & 0x7FFFFFFF,
+                                num_audio_frames_played=buf.frames_played & 0x7FFFFFFF,
+                                enabled_anim_tracks=0xFF, tag=(self.current_animation or 0) & 0xFF,
+                                client_drop_count=buf.dropped & 0xFF)
 
     def _h_AnimBackpackLights(self, msg: Any) -> None:
         self.backpack = tuple(msg.colors)

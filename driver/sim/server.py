@@ -30,10 +30,8 @@ from typing import Any
 
 from ..animation.audio import AudioSink
 from ..hardware import (
-    CALIBRATION_STARTS_S,
     DISPLAY_BLANK_AFTER_S,
-    HEAD_CALIBRATED_S,
-    LIFT_CALIBRATED_S,
+    RADIO_FRAME_S,
     ROBOT_STATE_PERIOD_S,
     TRACK_MM,
 )
@@ -41,7 +39,9 @@ from ..link import Link, LinkState, Role
 from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
 from ..samples import lift_angle_rad
+from .anim_buffer import AnimationBuffer
 from .body import Body, PathSegment, Status, Table, clamp
+from .calibration import MotorCalibration
 from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .cubes import CubeRadio
 from .faults import NetworkFaults
@@ -53,12 +53,10 @@ from .world import WorldEvents
 
 log = logging.getLogger(__name__)
 
-#: MotorCalibration's motor ids.
-LIFT_MOTOR, HEAD_MOTOR = 2, 3
 FIRMWARE_VERSION = 2381
 
 
-class SimulatedCozmo(AnimationOutput, WorldEvents):
+class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
     """A Cozmo robot in software, listening on UDP like the real one.
 
     Use ``await sim.start()`` then ``await sim.stop()`` (or ``async with``). Everything observable
@@ -136,6 +134,8 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
         # What the robot sees: the room's contents and the camera that streams them.
         self.room = Room()
         self.camera = CameraStream(self.room, self.send, self._camera_sample)
+        #: The animation stream waits here for the robot's audio clock (hardware.md §4, §7.7).
+        self.anim_buffer = AnimationBuffer()
         #: After SyncTime, calibrate lift and head for about 1.3 s before the first RobotState, as a
         #: real robot does (False: report both calibrated and stream at once, for tests whose
         #: subject is not the start-up and that would only wait for it in real time).
@@ -190,11 +190,13 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
 
     def summary(self) -> str:
         """One line: the body's pose, the head angle, and what was received (messages by name)."""
-        b = self.body
+        b, buf = self.body, self.anim_buffer
         got = ", ".join(f"{name} {n}" for name, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])))
         return (f"sim: stopped; x_mm={b.x_mm:.1f} y_mm={b.y_mm:.1f} heading_deg={math.degrees(b.angle_rad):.1f} "
                 f"head_deg={math.degrees(b.head.position):.1f}; received {sum(self.counts.values())} messages"
-                f" ({got or 'none'}), {self.malformed} malformed; camera frames sent {self.camera.frames_sent}")
+                f" ({got or 'none'}), {self.malformed} malformed; camera frames sent {self.camera.frames_sent}; "
+                f"animation buffer: high-water {buf.high_water_frames} frames/{buf.high_water_bytes} bytes, "
+                f"{buf.total_dropped} frames dropped")
 
     async def __aenter__(self) -> SimulatedCozmo:
         return await self.start()
@@ -231,6 +233,7 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
                 self._script_t0 = self._connected_at
             self.streaming = False
             self.anim_ready = False
+            self.anim_buffer.clear()
             self._body_info_sent = False
             self.send(m.HardwareInfo(serial_number_head=self.serial_number, unknown1=0, unknown2=0))
             sig = json.dumps({"version": self.firmware_version, "time": 1512610000, "date": "2017-12-07",
@@ -273,15 +276,16 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
         self.counts[name] += 1
         self._since_connect[name] += 1
         self.received.append(msg)
-        if name in ANIM_STREAM and not self.anim_ready:
-            # a real robot ignores face, sound and animation keyframes until the engine has set up
-            # its animation controller (EnableAnimationState, Anki's InitAnimController; hardware.md §7.6)
-            self.ignored_before_anim_init += 1
-            if self.ignored_before_anim_init == 1:
-                log.warning("sim: %s before EnableAnimationState is ignored, as a real robot ignores it", name)
-            return
-        handler = getattr(self, f"_h_{name}", None)
-        if handler is not None:
+        if name in ANIM_STREAM:
+            if not self.anim_ready:
+                # a real robot ignores face, sound and animation keyframes until the engine has set up
+                # its animation controller (EnableAnimationState, Anki's InitAnimController; hardware.md §7.6)
+                self.ignored_before_anim_init += 1
+                if self.ignored_before_anim_init == 1:
+                    log.warning("sim: %s before EnableAnimationState is ignored, as a real robot ignores it", name)
+                return
+            self._buffer_stream(msg, len(raw.body))  # played on the audio clock (hardware.md §4)
+        elif (handler := getattr(self, f"_h_{name}", None)) is not None:
             try:
                 handler(msg)
             except (TypeError, ValueError, AttributeError) as exc:
@@ -313,37 +317,7 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
         self._first_state = None
         self.send(m.SyncTimeAck())
         self.cubes.start(now)
-        if not self.calibrate or self.motors_calibrated:
-            for motor in (LIFT_MOTOR, HEAD_MOTOR):
-                self._calibration_report(motor, started=True)
-                self._calibration_report(motor, started=False)
-            self.streaming = True
-            return
-        # Lift and head seek their low stops; the first RobotState comes with the head's "done"
-        # (hardware.md §3 and §7.1; the times are a real robot's, in driver.hardware).
-        self.streaming = False
-        self._calibration = [(now + CALIBRATION_STARTS_S, self._calibration_starts),
-                             (now + LIFT_CALIBRATED_S, lambda: self._calibrated(LIFT_MOTOR)),
-                             (now + HEAD_CALIBRATED_S, lambda: self._calibrated(HEAD_MOTOR))]
-
-    def _calibration_report(self, motor: int, *, started: bool) -> None:
-        self.send(m.MotorCalibration(motor_id=motor, calib_started=started, auto_started=False))
-
-    def _calibration_starts(self) -> None:
-        b = self.body
-        b.lift.command_target(b.lift.lo, abs(b.lift.position - b.lift.lo) / (LIFT_CALIBRATED_S - CALIBRATION_STARTS_S))
-        b.head.command_target(b.head.lo, abs(b.head.position - b.head.lo) / (HEAD_CALIBRATED_S - CALIBRATION_STARTS_S))
-        for motor in (LIFT_MOTOR, HEAD_MOTOR):
-            self._calibration_report(motor, started=True)
-
-    def _calibrated(self, motor: int) -> None:
-        joint = self.body.lift if motor == LIFT_MOTOR else self.body.head
-        joint.position = joint.lo
-        joint.command_speed(0.0)
-        self._calibration_report(motor, started=False)
-        if motor == HEAD_MOTOR:
-            self.motors_calibrated = True
-            self.streaming = True
+        self._calibrate_motors(now)
 
     def _h_SetPropSlot(self, msg: Any) -> None:
         self.cubes.set_slot(int(msg.factory_id), int(msg.slot))
@@ -498,23 +472,32 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
         return (first[1] + int(round(periods * self.state_period * 1000))) & 0xFFFFFFFF
 
     async def _run(self) -> None:
+        """The robot's clocks: a radio frame every 33.3 ms carries the states its 30 ms control
+        ticks produced since the last (so about one frame in ten carries two, hardware.md §7.2),
+        and the animation stream plays on its audio clock."""
         loop = asyncio.get_running_loop()
         start = loop.time()
-        k = 0
+        frame = ticks = 0
         last = start
         while True:
-            k += 1
-            target = start + k * self.state_period
-            delay = target - loop.time()
+            frame += 1
+            delay = start + frame * RADIO_FRAME_S - loop.time()
             if delay > 0:
                 await asyncio.sleep(delay)
             else:
-                # Fell behind (a stalled loop): skip missed ticks instead of bursting.
-                k = int((loop.time() - start) / self.state_period)
+                # Fell behind (a stalled loop): skip missed frames instead of bursting.
+                frame = int((loop.time() - start) / RADIO_FRAME_S)
             now = loop.time()
-            dt, last = now - last, now
+            due = int((now - start) / self.state_period + 1e-9)
+            if due - ticks > 3:
+                ticks = due - 1  # and whole control periods: one state for the stall
             try:
-                self._tick(now, dt)
+                while ticks < due:
+                    ticks += 1
+                    at = start + ticks * self.state_period
+                    self._tick(at, at - last)
+                    last = at
+                self._play_stream(now)
             except Exception:
                 log.exception("sim: tick failed")
 
@@ -525,8 +508,7 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
                      DISPLAY_BLANK_AFTER_S)
         if "path" in finished:
             self.send(m.PathFollowingEvent(event_id=self._path_event_id, event_type=2))
-        while self._calibration and self._calibration[0][0] <= now:
-            self._calibration.pop(0)[1]()
+        self._calibration_due(now)
         if self._reverts:
             due = [r for r in self._reverts if r[0] <= now]
             if due:
@@ -541,7 +523,10 @@ class SimulatedCozmo(AnimationOutput, WorldEvents):
         if self.connected:
             self.cubes.tick(now)
         if self.streaming and self.connected:
-            self.send(self.robot_state(self._state_timestamp(now)))
+            stamp = self._state_timestamp(now)
+            self.send(self.robot_state(stamp))
+            if self.anim_ready:
+                self.send(self._animation_state(stamp))
 
     def run_step(self, step: Step) -> None:
         """Carry out one scripted event; people and moving things go into the room."""
