@@ -26,7 +26,7 @@ from .cubes import CubePool
 from .link import Address, Link, LinkError, LinkState, Role
 from .protocol import messages as m
 from .samples import RobotStateSample
-from .startup import RobotInfo, StartUp, StartUpFailed
+from .startup import RobotInfo, StartUp, StartUpFailed, StartUpRefused
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -106,6 +106,8 @@ class RobotConnection:
                 try:
                     await self._startup.run(deadline, stop_on_cliff=self.stop_on_cliff)
                     break
+                except StartUpRefused as exc:
+                    raise RobotError(f"cannot drive the robot at {where}: {exc}") from None
                 except StartUpFailed as exc:
                     if deadline is not None and loop.time() >= deadline:
                         raise RobotError(f"cannot connect to the robot at {where}: {exc}") from None
@@ -134,7 +136,10 @@ class RobotConnection:
         try:
             await self._startup.run(None, stop_on_cliff=self.stop_on_cliff)
         except StartUpFailed as exc:
-            log.warning("%s: %s; starting again", self.name, exc)
+            # Refused (the robot fell back to factory firmware): said loudly, and tried again
+            # with the link's backoff, in case someone puts the normal firmware back.
+            level = logging.ERROR if isinstance(exc, StartUpRefused) else logging.WARNING
+            log.log(level, "%s: %s; starting again", self.name, exc)
             self.link.restart()
             return
         loop = asyncio.get_running_loop()

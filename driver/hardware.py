@@ -34,11 +34,15 @@ __all__ = [
     "HEAD_MAX_DEG",
     "HEAD_MAX_RAD",
     "HEAD_MIN_DEG",
+    "HEAD_ARRIVED_RAD",
     "HEAD_MIN_RAD",
+    "HEAD_SETTLE_RAD",
     "LIFT_ARM_MM",
+    "LIFT_ARRIVED_MM",
     "LIFT_MAX_MM",
     "LIFT_MIN_MM",
     "LIFT_PIVOT_MM",
+    "LIFT_SETTLE_MM",
     "MAX_WHEEL_SPEED_MMPS",
     "NECK_MM",
     "QVGA",
@@ -91,6 +95,19 @@ CLIFF_RAW_NO_FLOOR = 20
 #: The robot reports its state every 6 ticks of its 200 Hz control loop (s; VC-cfg, and robot
 #: timestamps step by exactly 30 ms in real captures).
 ROBOT_STATE_PERIOD_S = 0.030
+
+#: Where a real head and lift come to rest after a move (hardware.md §1 and §7.12, CS-ctl HEAD and
+#: LIFT): (offset past the target in the direction of the move, the move's length), going up and
+#: going down. The head stops short going up (0.286 rad for 0.30 after 0.72 rad) and sinks past
+#: going down (-0.292 for -0.25 after 0.54 rad); the lift overshoots going up (51.7 mm for 50 after
+#: 17 mm) and sinks past going down (32.6 mm for 36 after 15.7 mm). A shorter move errs in
+#: proportion (the simulator's reading of two measurements each, not a motor model).
+HEAD_SETTLE_RAD = ((-0.014, 0.72), (0.042, 0.54))
+LIFT_SETTLE_MM = ((1.7, 17.0), (3.4, 15.7))
+#: How near its target the driver takes a head or lift to have arrived (with the robot's in-position
+#: flag): beyond the settling errors above (2.4 degrees, 3.4 mm), so a real motor's move completes.
+HEAD_ARRIVED_RAD = math.radians(3.0)
+LIFT_ARRIVED_MM = 4.0
 
 #: Frames leave the robot about every 33 ms (a 30 Hz radio frame), while RobotState is sampled
 #: every 30 ms: about one frame in ten carries two states (hardware.md §2, §7.2).

@@ -31,7 +31,7 @@ from .animation.budget import ANIM_STREAM, AUDIO_MESSAGES, StreamBudget
 from .attitude import Attitude, describe
 from .connection import RobotConnection, RobotError
 from .cubes import CubePool
-from .hardware import HEAD_MAX_RAD, HEAD_MIN_RAD, LIFT_MAX_MM, LIFT_MIN_MM
+from .hardware import HEAD_ARRIVED_RAD, HEAD_MAX_RAD, HEAD_MIN_RAD, LIFT_ARRIVED_MM, LIFT_MAX_MM, LIFT_MIN_MM
 from .link import Address, Link, LinkStats
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
@@ -49,6 +49,8 @@ __all__ = ["Action", "ActionCancelled", "ActionFailed", "ActionTimeout", "Robot"
 DEFAULT_ADDRESS: Address = ("172.31.1.1", 5551)
 FACTORY_FIRMWARE = {10501, 10502, 10700}
 TARGET_FIRMWARE = 2381
+#: Anki's last build and Digital Dream Labs' 2025 build (the same message layouts; hardware.md §3).
+KNOWN_FIRMWARE = {2381, 2457}
 
 
 EventListener = Callable[[ev.RobotEvent], None]
@@ -250,11 +252,16 @@ class Robot(RobotConnection):
             info, version = None, 0
         self.info.firmware, self.info.firmware_version = info, version
         if version in FACTORY_FIRMWARE:
-            log.warning("%s: FACTORY/RECOVERY FIRMWARE %d detected: most features will not work. "
-                        "Update the robot with the Cozmo app.", self.name, version)
-        elif version != TARGET_FIRMWARE:
-            log.warning("%s: firmware %d; cozmo-brain targets %d, some messages may differ",
-                        self.name, version, TARGET_FIRMWARE)
+            # Its messages have other sizes (hardware.md §3): driving it would only confuse it.
+            self._startup.fail(
+                f"the robot runs factory/recovery firmware {version}, whose protocol differs (a 12-byte "
+                "SyncTime, 16-byte head and lift commands), so cozmo-brain cannot drive it. Connect the "
+                "Cozmo app to the robot once: it installs the normal firmware again (2381, or 2457 from "
+                "Digital Dream Labs); then start cozmo-brain again", refused=True)
+            return
+        if version not in KNOWN_FIRMWARE:
+            log.warning("%s: firmware %d; cozmo-brain knows %s, some messages may differ",
+                        self.name, version, " and ".join(map(str, sorted(KNOWN_FIRMWARE))))
         self._resolve("firmware")
 
     def _on_motor_calibration(self, msg: Any) -> None:
@@ -390,7 +397,7 @@ class Robot(RobotConnection):
         target = min(HEAD_MAX_RAD, max(HEAD_MIN_RAD, angle_rad))
         aid = self._action_id()
         action = self._new_action("head", aid, timeout, lambda s: s.has(RobotStatus.HEAD_IN_POS)
-                                  and abs(s.proprioception.head_angle_rad - target) < math.radians(3))
+                                  and abs(s.proprioception.head_angle_rad - target) < HEAD_ARRIVED_RAD)
         self.send(m.SetHeadAngle(angle_rad=target, max_speed_rad_per_sec=max_speed,
                                  accel_rad_per_sec2=accel, duration_sec=duration, action_id=aid))
         return action
@@ -401,7 +408,7 @@ class Robot(RobotConnection):
         target = min(LIFT_MAX_MM, max(LIFT_MIN_MM, height_mm))
         aid = self._action_id()
         action = self._new_action("lift", aid, timeout, lambda s: s.has(RobotStatus.LIFT_IN_POS)
-                                  and abs(s.proprioception.lift_height_mm - target) < 3.0)
+                                  and abs(s.proprioception.lift_height_mm - target) < LIFT_ARRIVED_MM)
         self.send(m.SetLiftHeight(height_mm=target, max_speed_rad_per_sec=max_speed,
                                   accel_rad_per_sec2=accel, duration_sec=duration, action_id=aid))
         return action

@@ -1,9 +1,10 @@
 """The start-up sequence (firmware 2381), run on every new connection to a robot.
 
 The robot introduces itself (HardwareInfo, FirmwareSignature); the engine sends GetManufacturingInfo
-(twice, as clients do) and gets ManufacturingID; SetOrigin and SyncTime start the RobotState stream
-(the robot acknowledges SyncTime with SyncTimeAck); then stop-on-
-cliff and animation state are switched on. :class:`StartUp` holds what the sequence waits for, one
+(twice, as clients do) and gets ManufacturingID; SetOrigin, SyncTime and EnableAnimationState (Anki's
+InitAnimController) go together, as in Anki's engine; the robot acknowledges SyncTime, calibrates
+lift and head and starts its RobotState stream (a running calibration holds the wait for the first
+state); then stop-on-cliff is switched on. :class:`StartUp` holds what the sequence waits for, one
 set per connection, so answers that arrive in the same datagram as the handshake are not missed.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 
 from .protocol import messages as m
 
-__all__ = ["RobotInfo", "StartUp", "StartUpFailed"]
+__all__ = ["RobotInfo", "StartUp", "StartUpFailed", "StartUpRefused"]
 
 
 @dataclass
@@ -36,6 +37,10 @@ CALIBRATION_MAX_S = 5.0
 
 class StartUpFailed(Exception):
     """The robot answered the handshake but not the start-up sequence (in time)."""
+
+
+class StartUpRefused(StartUpFailed):
+    """The robot cannot be driven as it is (factory firmware): trying again will not help."""
 
 
 def _consume(fut: asyncio.Future[None]) -> None:
@@ -83,11 +88,12 @@ class StartUp:
             self._calibrating.discard(motor_id)
         self._progress_at = asyncio.get_running_loop().time()
 
-    def fail(self, why: str) -> None:
-        """Make a sequence that is waiting fail with ``why``."""
+    def fail(self, why: str, *, refused: bool = False) -> None:
+        """Make a sequence that is waiting fail with ``why`` (``refused``: for good, see
+        :class:`StartUpRefused`)."""
         for fut in self._answers.values():
             if not fut.done():
-                fut.set_exception(StartUpFailed(why))
+                fut.set_exception((StartUpRefused if refused else StartUpFailed)(why))
 
     async def run(self, deadline: float | None, *, stop_on_cliff: bool = True) -> None:
         """Send the sequence, each step when the robot answered the one before; raises StartUpFailed."""
@@ -95,11 +101,13 @@ class StartUp:
         self._send(m.GetManufacturingInfo())
         self._send(m.GetManufacturingInfo())
         await self._wait("body", "ManufacturingID", deadline)
+        # In one batch, as Anki's engine did (hardware.md §3): the origin, SyncTime and the
+        # animation controller's set-up; the robot then calibrates before its first state.
         self._send(m.SetOrigin())
         self._send(m.SyncTime())
+        self._send(m.EnableAnimationState())
         await self._wait("state", "the first RobotState", deadline)
         self._send(m.EnableStopOnCliff(enable=stop_on_cliff))
-        self._send(m.EnableAnimationState())
 
     async def _wait(self, key: str, what: str, deadline: float | None) -> None:
         loop = asyncio.get_running_loop()

@@ -52,7 +52,7 @@ def test_a_silent_robot_is_lost_failing_its_actions_and_comes_back_through_the_s
         await robot.connect()
         rec = _Recorder(robot)
         try:
-            await eventually(lambda: sim.counts["EnableAnimationState"] == 1)
+            await eventually(lambda: sim.counts["EnableStopOnCliff"] == 1)  # the start-up's last message
             slow = robot.set_head_angle(0.7, max_speed=0.2)  # still turning when the robot goes quiet
             loop = asyncio.get_running_loop()
             sim.go_silent(1.5)
@@ -72,8 +72,8 @@ def test_a_silent_robot_is_lost_failing_its_actions_and_comes_back_through_the_s
             assert state_then is None, "the mirror is reset when the robot answers again"
             assert rec.events[2][2] is not None and rec.events[2][2].received_at > recovered_at
             assert robot.connected and robot.reconnects == 1 and robot.losses == 1
-            await eventually(lambda: sim.counts["EnableAnimationState"] == 2)
-            for name in ("SetOrigin", "SyncTime", "EnableStopOnCliff"):
+            await eventually(lambda: sim.counts["EnableStopOnCliff"] == 2)
+            for name in ("SetOrigin", "SyncTime", "EnableAnimationState"):
                 assert sim.counts[name] == 2, name  # the start-up sequence ran again
             assert sim.counts["MoveHead"] == 0
             await robot.set_head_angle(-0.1)  # and it works as before

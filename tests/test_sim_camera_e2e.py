@@ -300,7 +300,7 @@ def test_pycozmo_gets_grey_and_colour_camera_images_from_the_sim_command(tmp_pat
     for img in (grey[-1], colour[-1]):
         assert any(abs(f[0] - u) < 0.25 * f[2] and abs(f[1] - v) < 0.4 * f[2] for f in _faces(img)), _faces(img)
     summary = _summary(log)
-    assert summary["head_deg"] == pytest.approx(12.5, abs=0.5)
+    assert summary["head_deg"] == pytest.approx(12.5, abs=1.0)  # a real head stops a little short going up
     assert re.search(r"EnableCamera 3\b", log) and re.search(r"EnableColorImages 3\b", log)
 
 

@@ -175,3 +175,28 @@ def test_states_step_30_ms_on_frames_33_ms_apart_some_carrying_two() -> None:
     frames = sorted(gap for gap in gaps if gap >= 0.003)
     assert 0.05 * len(steps) <= together <= 0.2 * len(steps), together
     assert 0.030 <= frames[len(frames) // 2] <= 0.037  # the median frame gap: about 33 ms
+
+
+def test_the_start_up_goes_in_the_official_order() -> None:
+    """hardware.md §3: ManufacturingID asked first, then SyncTime and the animation controller's
+    set-up in one batch; the robot's AnimationState then comes beside its very first states."""
+    async def body() -> tuple[list[str], list[str]]:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address)
+        seen: list[str] = []
+        robot.add_message_listener(lambda msg: seen.append(msg.NAME))
+        try:
+            await robot.connect()
+            await asyncio.sleep(0.2)
+            return [type(msg).__name__ for msg in sim.received], seen
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    received, seen = run(body())
+    start = [name for name in received if name in ("GetManufacturingInfo", "SetOrigin", "SyncTime",
+                                                   "EnableAnimationState", "EnableStopOnCliff")]
+    assert start == ["GetManufacturingInfo", "GetManufacturingInfo", "SetOrigin", "SyncTime", "EnableAnimationState",
+                     "EnableStopOnCliff"]
+    first_state = seen.index("RobotState")
+    assert "AnimationState" in seen[first_state:first_state + 3]

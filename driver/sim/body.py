@@ -34,10 +34,12 @@ from ..hardware import (
     CLIFF_SENSOR_AHEAD_MM,
     HEAD_MAX_RAD,
     HEAD_MIN_RAD,
+    HEAD_SETTLE_RAD,
     LIFT_ARM_MM,
     LIFT_MAX_MM,
     LIFT_MIN_MM,
     LIFT_PIVOT_MM,
+    LIFT_SETTLE_MM,
     MAX_WHEEL_SPEED_MMPS,
     TRACK_MM,
 )
@@ -96,16 +98,26 @@ class Joint:
     speed: float = 0.0  # units/s while going to target, or continuous speed when target is None
     velocity: float = 0.0
     action_id: int | None = None
+    #: where a real motor comes to rest after a move: ((offset, per move length) going up, going
+    #: down), the offset counted past the target in the move's direction (see driver.hardware)
+    settle: tuple[tuple[float, float], tuple[float, float]] = ((0.0, 1.0), (0.0, 1.0))
+    #: where this move comes to rest (the target, off by the motor's settling error)
+    rest: float | None = None
 
     def command_target(self, target: float, speed: float, action_id: int | None = None) -> None:
-        """Go to ``target`` (clamped to the joint's range) at up to ``speed`` units/s."""
+        """Go to ``target`` (clamped to the joint's range) at up to ``speed`` units/s; the joint
+        comes to rest where a real motor would, a little short of it or past it."""
         self.target = clamp(target, self.lo, self.hi)
         self.speed = abs(speed) if speed else 1.0
         self.action_id = action_id
+        travel = self.target - self.position
+        offset, per = self.settle[0] if travel >= 0 else self.settle[1]
+        past = math.copysign(min(abs(offset), abs(offset) * abs(travel) / per), offset)
+        self.rest = clamp(self.target + (past if travel >= 0 else -past), self.lo, self.hi)
 
     def command_speed(self, speed: float) -> None:
         """Move continuously at ``speed`` units/s until a limit (0 stops)."""
-        self.target = None
+        self.target = self.rest = None
         self.speed = speed
         self.action_id = None
 
@@ -113,10 +125,11 @@ class Joint:
         """Advance the joint by ``dt`` seconds."""
         before = self.position
         if self.target is not None:
-            delta = self.target - self.position
+            goal = self.target if self.rest is None else self.rest
+            delta = goal - self.position
             max_step = self.speed * dt
             if abs(delta) <= max_step:
-                self.position = self.target
+                self.position = goal
             else:
                 self.position += math.copysign(max_step, delta)
         elif self.speed:
@@ -127,6 +140,8 @@ class Joint:
     def in_position(self) -> bool:
         """True when not moving: at its target, or stopped."""
         if self.target is not None:
+            if self.rest is not None:  # a move: in position once it has come to rest
+                return self.position == self.rest
             return abs(self.target - self.position) <= self.tolerance
         return self.speed == 0.0 or self.position in (self.lo, self.hi)
 
@@ -186,8 +201,10 @@ DESK = Table(900.0, 600.0)
 class Body:
     """Everything physical about the simulated robot, stepped in simulated time."""
 
-    head: Joint = field(default_factory=lambda: Joint(0.0, HEAD_MIN_RAD, HEAD_MAX_RAD, HEAD_TOLERANCE_RAD))
-    lift: Joint = field(default_factory=lambda: Joint(LIFT_MIN_MM, LIFT_MIN_MM, LIFT_MAX_MM, LIFT_TOLERANCE_MM))
+    head: Joint = field(default_factory=lambda: Joint(0.0, HEAD_MIN_RAD, HEAD_MAX_RAD, HEAD_TOLERANCE_RAD,
+                                                      settle=HEAD_SETTLE_RAD))
+    lift: Joint = field(default_factory=lambda: Joint(LIFT_MIN_MM, LIFT_MIN_MM, LIFT_MAX_MM, LIFT_TOLERANCE_MM,
+                                                      settle=LIFT_SETTLE_MM))
     x_mm: float = 0.0
     y_mm: float = 0.0
     z_mm: float = 0.0
