@@ -37,7 +37,7 @@ from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
 from .protocol.linkstate import Backoff
 from .samples import RobotStateSample, RobotStatus, state_from_message
-from .startup import RobotInfo, StartUp
+from .startup import RobotInfo, StartUp, firmware_problem
 
 if TYPE_CHECKING:  # the vision block at the end imports driver.vision only when it is used
     from .vision import Vision, VisionConfig
@@ -47,10 +47,6 @@ log = logging.getLogger(__name__)
 __all__ = ["Action", "ActionCancelled", "ActionFailed", "ActionTimeout", "Robot", "RobotError", "RobotInfo"]
 
 DEFAULT_ADDRESS: Address = ("172.31.1.1", 5551)
-FACTORY_FIRMWARE = {10501, 10502, 10700}
-TARGET_FIRMWARE = 2381
-#: Anki's last build and Digital Dream Labs' 2025 build (the same message layouts; hardware.md §3).
-KNOWN_FIRMWARE = {2381, 2457}
 
 
 EventListener = Callable[[ev.RobotEvent], None]
@@ -251,17 +247,12 @@ class Robot(RobotConnection):
         except (ValueError, TypeError, AttributeError):
             info, version = None, 0
         self.info.firmware, self.info.firmware_version = info, version
-        if version in FACTORY_FIRMWARE:
-            # Its messages have other sizes (hardware.md §3): driving it would only confuse it.
-            self._startup.fail(
-                f"the robot runs factory/recovery firmware {version}, whose protocol differs (a 12-byte "
-                "SyncTime, 16-byte head and lift commands), so cozmo-brain cannot drive it. Connect the "
-                "Cozmo app to the robot once: it installs the normal firmware again (2381, or 2457 from "
-                "Digital Dream Labs); then start cozmo-brain again", refused=True)
+        refused, warning = firmware_problem(version)
+        if refused:
+            self._startup.fail(refused, refused=True)
             return
-        if version not in KNOWN_FIRMWARE:
-            log.warning("%s: firmware %d; cozmo-brain knows %s, some messages may differ",
-                        self.name, version, " and ".join(map(str, sorted(KNOWN_FIRMWARE))))
+        if warning:
+            log.warning("%s: %s", self.name, warning)
         self._resolve("firmware")
 
     def _on_motor_calibration(self, msg: Any) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 
 from .protocol import messages as m
 
-__all__ = ["RobotInfo", "StartUp", "StartUpFailed", "StartUpRefused"]
+__all__ = ["FACTORY_FIRMWARE", "KNOWN_FIRMWARE", "RobotInfo", "StartUp", "StartUpFailed", "StartUpRefused",
+           "firmware_problem"]
 
 
 @dataclass
@@ -33,6 +34,26 @@ class RobotInfo:
 
 #: The longest a motor calibration may hold up the start-up (a real one takes about 1.3 s).
 CALIBRATION_MAX_S = 5.0
+
+
+#: Factory/recovery firmware (HW1.5 10501, 10502; HW1.7 dev units 10700): other message layouts.
+FACTORY_FIRMWARE = frozenset({10501, 10502, 10700})
+#: Anki's last build and Digital Dream Labs' 2025 build (the same message layouts; hardware.md §3).
+KNOWN_FIRMWARE = frozenset({2381, 2457})
+
+
+def firmware_problem(version: int) -> tuple[str | None, str | None]:
+    """What is wrong with firmware ``version``: (why it is refused, or None; a warning, or None)."""
+    if version in FACTORY_FIRMWARE:
+        # Its messages have other sizes (hardware.md §3): driving it would only confuse it.
+        return (f"the robot runs factory/recovery firmware {version}, whose protocol differs (a 12-byte "
+                "SyncTime, 16-byte head and lift commands), so cozmo-brain cannot drive it. Connect the "
+                "Cozmo app to the robot once: it installs the normal firmware again (2381, or 2457 from "
+                "Digital Dream Labs); then start cozmo-brain again"), None
+    if version not in KNOWN_FIRMWARE:
+        known = " and ".join(map(str, sorted(KNOWN_FIRMWARE)))
+        return None, f"firmware {version}; cozmo-brain knows {known}, some messages may differ"
+    return None, None
 
 
 class StartUpFailed(Exception):
