@@ -73,7 +73,8 @@ def test_the_simulators_start_up_and_stream_read_like_a_real_robots(real_data: P
                                                    "RobotState"]
     assert simulated["calibration reports"] == real["calibration reports"] == 4
     assert simulated["first state after SyncTime s"] == pytest.approx(real["first state after SyncTime s"], abs=0.1)
-    assert simulated["first state's timestamp ms"] == pytest.approx(real["first state's timestamp ms"], abs=35)
+    # the first 30 ms tick at or after the 1.318 s calibration: 1,318-1,348 ms (the real one read 1,305)
+    assert simulated["first state's timestamp ms"] == pytest.approx(real["first state's timestamp ms"], abs=50)
     assert real["steps"] == {30}  # a loaded host may stall the simulator a whole period: never less
     assert 30 in simulated["steps"] and all(step % 30 == 0 for step in simulated["steps"])
     assert 0.03 <= real["shared frames"] <= 0.2 and 0.03 <= simulated["shared frames"] <= 0.2
