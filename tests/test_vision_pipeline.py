@@ -341,3 +341,36 @@ def test_a_face_in_one_frame_only_is_a_glimpse_placed_in_the_world() -> None:
         await vision.close()
 
     run(body())
+
+
+@pytest.mark.parametrize("state_comes", ["before the result", "after the result"])
+@pytest.mark.parametrize("turned", [True, False], ids=["turning", "still"])
+def test_a_frame_whose_state_came_before_a_turn_began_is_not_motion(state_comes: str, turned: bool) -> None:
+    """Two RobotStates lost: the frame takes one from 33 ms before its capture, when the body was
+    still, but it shows the room a few degrees off. Its motion is reported only once the state
+    after the capture has come and says the body held still (whichever comes first)."""
+
+    async def body() -> list[ev.RobotEvent]:
+        events: list[ev.RobotEvent] = []
+        vision = Vision(VisionConfig(face_detector=None, motion_interval_s=0.0), emit=events.append)
+        feed = Feeder(vision, head=math.radians(-15))
+        base = scene(noise=2.0, seed=6)
+        base[170:220, 100:150] = 230  # something bright on the floor, which the turn moves in the picture
+        for _ in range(3):
+            await feed.frame(base)
+        captured = feed.robot_ms  # no state at the capture: lost
+        loop = asyncio.get_running_loop()
+        for msg in chunk_messages(robot_payload(np.roll(base, 30, axis=1)), feed.image_id, captured):
+            vision.on_chunk(msg, loop.time())
+        feed.robot_ms, feed.pose_angle = captured + 15, 0.05 if turned else 0.0
+        if state_comes == "after the result":
+            await vision.idle()
+            assert not [e for e in events if isinstance(e, ev.MotionSeen)]  # waiting for the state
+        feed.state()
+        await vision.idle()
+        assert vision.stats.motion_runs == 4, vision.stats  # the shifted frame was compared
+        await vision.close()
+        return events
+
+    motion = [e for e in run(body()) if isinstance(e, ev.MotionSeen)]
+    assert len(motion) == (0 if turned else 1), motion

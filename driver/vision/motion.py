@@ -29,11 +29,13 @@ to be called from one worker at a time.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from ..samples import RobotStateSample
 from .geometry import ground_region, pixel_ray
 from .sample import ImageSample
 
@@ -163,6 +165,31 @@ class MotionDetector:
         turn = math.atan2(math.sin(pb.angle_rad - pa.angle_rad), math.cos(pb.angle_rad - pa.angle_rad))
         travel = math.hypot(pb.x_mm - pa.x_mm, pb.y_mm - pa.y_mm)
         return abs(turn) < c.still_body_rad and travel < c.still_body_mm
+
+    def held_still(self, sample: ImageSample, later: Sequence[RobotStateSample]) -> bool:
+        """Whether the RobotStates from the frame's own up to the first after its capture agree
+        that head and body held still.
+
+        A frame takes the state closest to its capture, which may be from before it: with a state
+        or two lost, a turn that began in between is not in it, and the frame, compared with a
+        still one, shows the whole room moving. ``later`` are the states since the frame's own.
+        """
+        if sample.head_angle_rad is None or sample.pose is None or sample.state_robot_time_ms is None:
+            return False
+        c = self.config
+        for state in later:
+            p = state.proprioception
+            if p.robot_time_ms < sample.state_robot_time_ms:
+                continue
+            turn = math.atan2(math.sin(p.pose.angle_rad - sample.pose.angle_rad),
+                              math.cos(p.pose.angle_rad - sample.pose.angle_rad))
+            travel = math.hypot(p.pose.x_mm - sample.pose.x_mm, p.pose.y_mm - sample.pose.y_mm)
+            if (abs(p.head_angle_rad - sample.head_angle_rad) >= c.still_head_rad
+                    or abs(turn) >= c.still_body_rad or travel >= c.still_body_mm):
+                return False
+            if p.robot_time_ms >= sample.robot_time_ms:
+                break
+        return True
 
     def _placed(self, sample: ImageSample) -> bool:
         """Whether the frame has a head angle and pose from a RobotState taken close to its capture.

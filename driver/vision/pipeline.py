@@ -55,6 +55,8 @@ __all__ = ["FrameResult", "Vision", "VisionConfig", "VisionStats"]
 
 EventSink = Callable[[ev.RobotEvent], None]
 FrameListener = Callable[[ImageSample], None]
+#: motion reports kept waiting for the RobotState after their capture (older ones are dropped)
+MOTION_WAITING_MAX = 4
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,8 @@ class VisionStats:
     face_tracks: int = 0
     motion_runs: int = 0
     motion_reports: int = 0
+    #: motion reports dropped because a RobotState after the capture showed the robot moving
+    motion_ego: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     seconds: dict[str, float] = field(default_factory=dict)
     cpu_seconds: float = 0.0
@@ -178,12 +182,16 @@ class Vision:
         self._idle: asyncio.Event | None = None
         self._reported: set[str] = set()
         self._face_reports: dict[int, ev.FaceInView] = {}
+        #: motion found in frames whose next RobotState has not come yet (see _judge_motion)
+        self._motion_waiting: list[tuple[ImageSample, MotionReport]] = []
 
     # ------------------------------------------------------------------ input (event loop)
 
     def on_state(self, state: RobotStateSample) -> None:
         """Remember a RobotState (where the head and body were when)."""
         self.history.add(state)
+        if self._motion_waiting:
+            self._judge_motion()
 
     def on_chunk(self, msg: Any, received_at: float) -> None:
         """Take one ImageChunk message; a frame it completes goes to the worker (or waits, or is skipped)."""
@@ -227,6 +235,7 @@ class Vision:
         self.reassembler.reset()
         self.history.clear()
         self._pending = None
+        self._motion_waiting.clear()
         self._reset_motion = True
         self._settled = False
 
@@ -264,9 +273,9 @@ class Vision:
         self._executor.shutdown(wait=False)
         s, r = self.stats, self.reassembler
         log.info("%s: vision: %d frames, %d dropped %s, %d skipped, %d corrupt; %d face searches, "
-                 "%d face looks, %d motion comparisons, %d motion reports", self.name, s.frames, r.dropped_total,
-                 dict(r.dropped), s.skipped, s.corrupt, s.face_searches, s.face_tracks, s.motion_runs,
-                 s.motion_reports)
+                 "%d face looks, %d motion comparisons, %d motion reports (%d dropped: the robot had begun to move)",
+                 self.name, s.frames, r.dropped_total, dict(r.dropped), s.skipped, s.corrupt, s.face_searches,
+                 s.face_tracks, s.motion_runs, s.motion_reports, s.motion_ego)
 
     # ------------------------------------------------------------------ scheduling (event loop)
 
@@ -413,8 +422,28 @@ class Vision:
             view = _view(sample.head_angle_rad, sample.pose.angle_rad if sample.pose else None)
             self._publish_faces(self.tracker.update(result.faces, sample.captured_at, context=sample, view=view))
         if result.motion is not None:
-            s.motion_reports += 1
-            self._emit_safely(_motion_event(result.motion, sample, self._now()))
+            self._motion_waiting.append((sample, result.motion))
+            del self._motion_waiting[:-MOTION_WAITING_MAX]
+            self._judge_motion()
+
+    def _judge_motion(self) -> None:
+        """Report the motion found in frames once a RobotState at or after their capture has
+        come and says the robot held still; drop it when the robot had begun to move."""
+        detector, latest = self.motion_detector, self.history.latest()
+        if detector is None or latest is None:
+            return
+        newest = latest.proprioception.robot_time_ms
+        waiting: list[tuple[ImageSample, MotionReport]] = []
+        for sample, motion in self._motion_waiting:
+            if newest < sample.robot_time_ms:
+                waiting.append((sample, motion))  # its state after the capture is still on the way
+            elif not detector.held_still(sample, self.history.since(sample.state_robot_time_ms or 0)):
+                self.stats.motion_ego += 1
+                log.debug("%s: motion in image %d dropped: the robot had begun to move", self.name, sample.image_id)
+            else:
+                self.stats.motion_reports += 1
+                self._emit_safely(_motion_event(motion, sample, self._now()))
+        self._motion_waiting = waiting
 
     def _publish_faces(self, changes: TrackerChanges) -> None:
         now = self._now()

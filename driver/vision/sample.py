@@ -168,6 +168,11 @@ class StateHistory:
         before, after = self._times[i - 1], self._times[i]
         return self._states[i] if after - robot_time_ms < robot_time_ms - before else self._states[i - 1]
 
+    def since(self, robot_time_ms: int) -> list[RobotStateSample]:
+        """The states at or after ``robot_time_ms`` (robot clock), oldest first."""
+        i = bisect.bisect_left(self._times, robot_time_ms)
+        return [self._states[j] for j in range(i, len(self._states))]
+
     def closest_host(self, host_time: float) -> RobotStateSample | None:
         """The state that arrived closest to host time ``host_time`` (for frames without a timestamp)."""
         if not self._states:
