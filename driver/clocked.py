@@ -18,6 +18,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
+from .animation.budget import StreamBudget
 from .events import RobotEvent
 from .samples import RobotStateSample
 
@@ -50,6 +51,10 @@ class ClockedFrames(Protocol):
 class AnimationTarget(ClockedFrames, Protocol):
     """Everything the animation controller uses of a robot: clocked frames, a few commands, the
     head and lift positions it reports, and its animation events."""
+
+    #: what of the animation stream the robot's buffer holds (from its AnimationState reports):
+    #: the controller holds a frame back while there is no room
+    anim_budget: StreamBudget
 
     @property
     def connected(self) -> bool:

@@ -50,6 +50,7 @@ __all__ = [
     "ROBOT_STATE_PERIOD_S",
     "TRACK_MM",
     "WHEEL_DIAMETER_MM",
+    "WHEEL_GAIN",
     "CameraIntrinsics",
 ]
 
@@ -79,6 +80,11 @@ TRACK_MM = 46.0
 WHEEL_DIAMETER_MM = 29.0
 #: The firmware's cap on a wheel's speed (mm/s); the SDK treats 200 as the useful maximum.
 MAX_WHEEL_SPEED_MMPS = 220.0
+#: What share of a DriveWheels speed each wheel reaches, (left, right), driving forward and
+#: backward: asked 40/40 mm/s, a real robot reported 27/29; asked -40/-40, -32/-34 (hardware.md
+#: §1 "measured wheels", §7.12). The right wheel runs a little faster, so "straight" curves left.
+#: The firmware's own turns and paths close the loop on its odometry and reach their targets.
+WHEEL_GAIN = {"forward": (27.0 / 40.0, 29.0 / 40.0), "backward": (32.0 / 40.0, 34.0 / 40.0)}
 
 # -- sensors and timing
 

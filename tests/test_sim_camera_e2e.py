@@ -47,7 +47,7 @@ def _listen(robot: Robot) -> tuple[Reassembler, list[Any]]:
 
 def test_frames_stream_at_the_robots_rate_only_while_enabled_and_decode_as_drawn() -> None:
     async def body() -> None:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address)
         try:
             await robot.connect()
@@ -135,7 +135,7 @@ def test_a_face_from_the_timeline_is_seen_where_it_stands_and_sized_by_its_dista
     pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
 
     async def body() -> list[Frame]:
-        sim = await SimulatedCozmo(port=0, script=parse_script(TIMELINE, "room.yaml")).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False, script=parse_script(TIMELINE, "room.yaml")).start()
         robot = Robot(*sim.address)
         try:
             await robot.connect()
@@ -323,7 +323,9 @@ def test_the_sim_command_ends_with_a_summary_of_pose_head_and_what_it_received()
     finally:
         log = sim.stop()
     s = _summary(log)
-    assert s["heading_deg"] == pytest.approx(90, abs=4)
+    # the turn ends within its tolerance; the drive then curves left a few degrees, the right wheel
+    # running a little faster than the left, as on a real robot (hardware.md §1 "measured wheels")
+    assert 88 < s["heading_deg"] < 100, s
     assert s["head_deg"] == pytest.approx(math.degrees(0.3), abs=1)
     # About a second at 50 mm/s after turning to face +y: the body went up the y axis.
     assert 30 < s["y_mm"] < 80 and abs(s["x_mm"]) < 15

@@ -1,14 +1,18 @@
 """Motors that come to rest as a real robot's do (hardware.md §1 and §7.12): the head stops short
 going up and sinks past going down, the lift overshoots going up and sinks past going down, and
-the driver's head and lift actions still complete on them."""
+the driver's head and lift actions still complete on them; wheels driven with DriveWheels fall
+short of the asked speed, each side by its own share, while the firmware's turns arrive."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 import pytest
 
+from brain.app.simulate import run_virtual
 from driver.hardware import HEAD_SETTLE_RAD, LIFT_SETTLE_MM
+from driver.memlink import MemoryNetwork
 from driver.robot import Robot
 from driver.sim.body import Body
 from driver.sim.server import SimulatedCozmo
@@ -67,3 +71,43 @@ def test_head_and_lift_actions_complete_on_motors_that_do_not_land_exactly() -> 
 
     head, lift = run(body(), timeout=30)
     assert head == pytest.approx(-0.292, abs=0.01) and math.isclose(lift, 32.6, abs_tol=0.6)
+
+
+async def _wheels(sim_kwargs: dict[str, bool]) -> dict[str, tuple[float, float]]:
+    """Drive 40/40 and -40/-40 for a second each and turn 90 degrees, over the memory network on
+    the virtual clock; the wheel speeds the robot reported at the end of each drive, and the turn's
+    error (degrees) with the time it took."""
+    net = MemoryNetwork(latency_s=0.002)
+    sim = await SimulatedCozmo("127.0.0.1", 5551, calibrate=False).start(open_link=net.open_link)
+    sim.body.wheel_lag = sim_kwargs.get("wheel_lag", True)
+    robot = Robot("127.0.0.1", 5551)
+    await robot.connect(open_link=net.open_link)
+    out: dict[str, tuple[float, float]] = {}
+    try:
+        for name, speed in (("forward", 40.0), ("backward", -40.0)):
+            robot.drive_wheels(speed, speed)
+            await asyncio.sleep(1.0)
+            assert robot.state is not None
+            p = robot.state.proprioception
+            out[name] = (p.left_wheel_mmps, p.right_wheel_mmps)
+        robot.drive_wheels(0.0, 0.0)
+        await asyncio.sleep(0.5)
+        start = robot.state.proprioception.pose.angle_rad
+        t0 = asyncio.get_running_loop().time()
+        await robot.turn_in_place(math.radians(90))
+        turned = math.degrees(robot.state.proprioception.pose.angle_rad - start)
+        out["turn"] = (turned - 90.0, asyncio.get_running_loop().time() - t0)
+    finally:
+        await robot.disconnect()
+        await sim.stop()
+    return out
+
+
+def test_wheels_fall_short_of_drive_wheels_per_side_and_turns_still_arrive() -> None:
+    real = run_virtual(_wheels({}))
+    assert real["forward"] == pytest.approx((27.0, 29.0), abs=0.5)  # hardware.md §1: asked 40/40
+    assert real["backward"] == pytest.approx((-32.0, -34.0), abs=0.5)  # asked -40/-40
+    error, took = real["turn"]
+    assert abs(error) < 3.0 and took < 2.0  # the firmware's turn closes its own loop
+    ideal = run_virtual(_wheels({"wheel_lag": False}))
+    assert ideal["forward"] == pytest.approx((40.0, 40.0)) and ideal["backward"] == pytest.approx((-40.0, -40.0))

@@ -94,7 +94,6 @@ from ..protocol import messages as m
 from ..robot import RobotError
 from . import face as facemod
 from .audio import PitchedAudioResolver
-from .budget import StreamBudget
 from .clip import AnimationError, Clip, FaceAnimation, RobotAudio
 from .face import FaceParams, FaceRenderer
 from .idle import IdleFace
@@ -489,8 +488,7 @@ class AnimationController:
         if not self.robot.connected:
             self.stats.offline_frames += 1
             return
-        budget: StreamBudget | None = getattr(self.robot, "anim_budget", None)
-        if budget is not None and not budget.has_room():
+        if not self.robot.anim_budget.has_room():
             # The robot plays a little slower than 30 fps (hardware.md §4): rather than have it
             # drop a frame, this one waits and everything on air slips by a frame.
             self.stats.held_frames += 1

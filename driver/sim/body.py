@@ -3,9 +3,11 @@
 Pure state stepped by ``step(dt)``; the simulator's network side feeds it commands and reads
 RobotState from it. The lift is modelled by its height; RobotState carries the arm's angle, as a
 real robot's does (see :func:`driver.samples.lift_angle_rad`).
-Motions respect the robot's physical limits (head −25°…44.5°, lift 32…92 mm,
-wheels ±200 mm/s, track 45 mm) and move at the commanded speeds with a trapezoid-free but
-speed-limited approach, which is what behaviours can observe through RobotState.
+Motions respect the robot's physical limits (:mod:`driver.hardware`) and move with a
+trapezoid-free but speed-limited approach, which is what behaviours can observe through
+RobotState. The motors are not ideal, as a real robot's are not: head and lift come to rest a
+little off their targets, and wheels driven with DriveWheels fall short of the asked speed, each
+side by its own share (the firmware's turns and paths reach their targets).
 
 The IMU sits in the head, as on a real Cozmo: :meth:`Body.accel` and :meth:`Body.gyro` report in
 the head's frame, so gravity moves between x and z as the head tilts, a moving head shows on gyro
@@ -42,6 +44,7 @@ from ..hardware import (
     LIFT_SETTLE_MM,
     MAX_WHEEL_SPEED_MMPS,
     TRACK_MM,
+    WHEEL_GAIN,
 )
 from ..protocol.table import RobotStatusFlag
 
@@ -214,6 +217,8 @@ class Body:
     left_speed: float = 0.0
     right_speed: float = 0.0
     wheel_accel: float = 1000.0
+    #: DriveWheels speeds fall short per side as a real robot's do (WHEEL_GAIN); False: ideal wheels
+    wheel_lag: bool = True
     battery_v: float = 4.1
     picked_up: bool = False
     cliff: bool = False
@@ -353,8 +358,9 @@ class Body:
         elif self.path_active:
             if self._follow_path(dt):
                 finished.append("path")
-        self.left_speed = _approach(self.left_speed, self.left_cmd, self.wheel_accel * dt)
-        self.right_speed = _approach(self.right_speed, self.right_cmd, self.wheel_accel * dt)
+        left, right = self._wheel_targets()
+        self.left_speed = _approach(self.left_speed, left, self.wheel_accel * dt)
+        self.right_speed = _approach(self.right_speed, right, self.wheel_accel * dt)
         if not self.off_treads:
             v = (self.left_speed + self.right_speed) / 2
             w = (self.right_speed - self.left_speed) / TRACK_MM
@@ -433,6 +439,13 @@ class Body:
                 self.left_cmd = self.right_cmd = 0.0
                 return True
         return False
+
+    def _wheel_targets(self) -> tuple[float, float]:
+        """The speeds the wheels settle at: DriveWheels' open loop falls short per side (hardware.md
+        §7.12), while the firmware's turns and paths close the loop on their own and reach theirs."""
+        if not self.wheel_lag or self.turn_target is not None or self.path_active:
+            return self.left_cmd, self.right_cmd
+        return self.left_cmd * _gain(self.left_cmd, 0), self.right_cmd * _gain(self.right_cmd, 1)
 
     # ---------------------------------------------------------------- sensing
 
@@ -527,6 +540,10 @@ def _body_to_head(v: Vector, head_angle_rad: float) -> Vector:
     x, y, z = v
     c, s = math.cos(head_angle_rad), math.sin(head_angle_rad)
     return (x * c + z * s, y, -x * s + z * c)
+
+
+def _gain(cmd: float, side: int) -> float:
+    return WHEEL_GAIN["forward" if cmd >= 0 else "backward"][side]
 
 
 def _approach(current: float, target: float, max_delta: float) -> float:
