@@ -37,7 +37,7 @@ from brain.choosers_math import (
 from brain.context import BrainContext
 from brain.graph import Graph
 
-from .composites import Selector
+from .composites import Selector, tick_child, tick_decorator
 from .explain import and_list, label, num, structural_reason
 
 __all__ = ["ScoreSpec", "Scoring", "StartMoodGate", "StrictPriority", "WeightedRandom"]
@@ -124,7 +124,7 @@ class _OneOf(Composite):
             else:
                 child = self.current_child
         self.feedback_message = f"running {child.name}"
-        yield from child.tick()
+        tick_child(child)
         if child.status is Status.RUNNING:
             self.status = Status.RUNNING
         else:
@@ -313,7 +313,7 @@ class StartMoodGate(Decorator):
                 self.feedback_message = f"start mood score {score:.2f} < {self.minimum:g}"
                 yield from Behaviour.tick(self)
                 return
-        yield from super().tick()
+        yield from tick_decorator(self)
 
     def update(self) -> Status:
         if self._blocked:

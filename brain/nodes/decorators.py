@@ -17,6 +17,7 @@ from py_trees.decorators import Decorator
 
 from brain.context import BrainContext
 
+from .composites import tick_decorator
 from .explain import structural_reason
 
 __all__ = [
@@ -48,6 +49,10 @@ class Explained(Decorator):
         """Why it passed or failed on its last tick."""
         return structural_reason(self, passed, depth)
 
+    def tick(self) -> Iterator[Behaviour]:
+        """py_trees' decorator tick, yielding only itself (:func:`brain.nodes.composites.tick_decorator`)."""
+        yield from tick_decorator(self)
+
 
 class Inverter(Explained, pt.Inverter):
     """py_trees' inverter: it passed because its child failed, and the other way round."""
@@ -55,6 +60,12 @@ class Inverter(Explained, pt.Inverter):
 
 class OneShot(Explained, pt.OneShot):
     """py_trees' one-shot, explained by its child."""
+
+    def tick(self) -> Iterator[Behaviour]:
+        if self.final_status:  # done once: the child is left alone, the first result stands
+            yield from Behaviour.tick(self)
+        else:
+            yield from tick_decorator(self)
 
 
 class Repeat(Explained, pt.Repeat):

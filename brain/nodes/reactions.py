@@ -36,6 +36,8 @@ from py_trees.decorators import Decorator
 from brain.context import BrainContext
 from brain.reactions import Reaction, ReactionRunner
 
+from .composites import tick_child
+
 __all__ = ["ReactionRunner", "ReactiveRoot", "branch_of", "resume_tree", "suspend_tree"]
 
 log = logging.getLogger(__name__)
@@ -145,7 +147,7 @@ class ReactiveRoot(Composite):
             if tree is not None and tree.status is Status.RUNNING and self.suspended_at is None \
                     and runner.active is not None:
                 self._suspend(tree, runner.active)
-            yield from runner.tick()
+            tick_child(runner)
             if runner.status is Status.RUNNING:
                 self.current_child = runner
                 self.status = Status.RUNNING
@@ -159,7 +161,7 @@ class ReactiveRoot(Composite):
             self.status = Status.FAILURE
             yield self
             return
-        yield from tree.tick()
+        tick_child(tree)
         self.current_child = tree
         self.status = tree.status if tree.status is not Status.INVALID else Status.FAILURE
         yield self
