@@ -67,3 +67,16 @@ def test_a_poke_answers_a_request(tmp_path: Path) -> None:
     answered = [t for t in asks if _after(clips, t, HAPPY, 15.0) is not None and _after(clips, t, SAD, 15.0) is None]
     assert answered, [(t, [c for c in clips if t < c[0] < t + 20]) for t in asks]
     assert report["mood"]["Social"]["max"] >= 0.3, report["mood"]["Social"]
+
+
+def test_a_poke_while_it_asks_is_the_answer(tmp_path: Path) -> None:
+    # the same seed replays the same day up to the poke, so the poke lands half a second into the
+    # first request: the poke's reaction runs, and the branch goes on to the answer's clip rather
+    # than asking again and waiting for another poke
+    quiet = _clips(_day(tmp_path, 200, ""))
+    first = next(t for t, name in quiet if name == REQUEST)
+    clips = _clips(_day(tmp_path, first + 40, f"- {{at: {first + 0.5:.2f}, event: poke}}"))
+    assert any(abs(t - first) < 0.05 and name == REQUEST for t, name in clips), (first, clips)
+    happy = _after(clips, first, HAPPY, 15.0)
+    assert happy is not None and _after(clips, first, SAD, 15.0) is None, [c for c in clips if c[0] > first]
+    assert _after(clips, first + 0.1, {REQUEST}, happy - first) is None, [c for c in clips if c[0] > first]

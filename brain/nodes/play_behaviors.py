@@ -3,7 +3,8 @@
 * RequestToPlay asks whoever is near to play (Anki's RequestGameSimple asked for a game the same
   way: a request animation, a wait for the answer, then play or a disappointed "deny"). It plays
   its request, then waits up to ``waitForAnswer_s`` for a poke, a cube tap or the button
-  (``answeredBy``; a pick-up interrupts it, as any pick-up does). Answered, it fires
+  (``answeredBy``; a pick-up interrupts it, as any pick-up does). An answer counts from the
+  start of the request: one while the request still plays cuts it short. Answered, it fires
   ``acceptEmotionEvent`` and plays ``acceptAnimTrigger``; ignored, it fires ``denyEmotionEvent``
   and plays ``denyAnimTrigger``. Either way it succeeds: being ignored is something that happened
   to it, not a failure of the tree, and the mood is where it shows (Social, Confident and Happy
@@ -36,7 +37,7 @@ from .composites import Selector
 from .composites import Sequence as SequenceNode
 from .params import Param
 
-__all__ = ["ANSWER_KINDS", "LEG_DRAWS", "PLAY_CLASSES", "Explore", "WaitForAnswer"]
+__all__ = ["ANSWER_KINDS", "LEG_DRAWS", "PLAY_CLASSES", "AnsweredSince", "Asked", "Explore", "WaitForAnswer"]
 
 #: What answers a request to play by default: being touched, a tapped cube, the button.
 ANSWER_KINDS: tuple[str, ...] = ("poked", "cube_tapped", "button")
@@ -46,26 +47,69 @@ LEG_DRAWS = 12
 LEG_SAMPLES = (0.25, 0.5, 0.75, 1.0)
 
 
+class Asked(ContextBehaviour):
+    """Notes when a request to play began (SUCCESS at once): an answer counts from then on, also
+    one that comes while the request still plays."""
+
+    def __init__(self, name: str, ctx: BrainContext) -> None:
+        super().__init__(name, ctx)
+        self.at = 0.0
+
+    def update(self) -> Status:
+        self.at = self.ctx.now()
+        return Status.SUCCESS
+
+
+def _answer(ctx: BrainContext, kinds: Sequence[str], since: float) -> str | None:
+    for kind in kinds:
+        if next(ctx.recent_events(kind, since=since), None) is not None:
+            return kind
+    return None
+
+
+class AnsweredSince(ContextBehaviour):
+    """SUCCESS when an answer of ``kinds`` came since the request began (``asked``), else FAILURE.
+
+    Ahead of the request clip, it cuts the request short when someone answers while it plays,
+    and skips the request when the branch resumes after the answer's own reaction (a poke's).
+    """
+
+    def __init__(self, name: str, ctx: BrainContext, kinds: Sequence[str], asked: Asked) -> None:
+        super().__init__(name, ctx)
+        self.kinds, self.asked = tuple(kinds), asked
+
+    def update(self) -> Status:
+        kind = _answer(self.ctx, self.kinds, self.asked.at)
+        if kind is None:
+            return self.fail("no answer yet")
+        self.feedback_message = f"answered: {kind}"
+        return Status.SUCCESS
+
+
 class WaitForAnswer(ContextBehaviour):
     """RUNNING until a robot event of ``kinds`` arrives (SUCCESS) or ``seconds`` pass (FAILURE).
 
-    It keeps waiting through a reaction (a poke is an answer, and its reaction runs first), and
-    the time the reaction took does not count against the wait.
+    An answer counts from when the request began (``asked``; without it, from the start of the
+    wait). It keeps waiting through a reaction (a poke is an answer, and its reaction runs
+    first), and the time the reaction took does not count against the wait.
     """
 
     continues_after_suspend = True
 
-    def __init__(self, name: str, ctx: BrainContext, kinds: Sequence[str], seconds: float) -> None:
+    def __init__(self, name: str, ctx: BrainContext, kinds: Sequence[str], seconds: float,
+                 asked: Asked | None = None) -> None:
         super().__init__(name, ctx)
         self.kinds = tuple(kinds)
         self.seconds = float(seconds)
+        self.asked = asked
         self.since = 0.0
         self.ends_at = 0.0
         self.answer: str | None = None
 
     def initialise(self) -> None:
-        self.since = self.ctx.now()
-        self.ends_at = self.since + self.seconds
+        now = self.ctx.now()
+        self.since = self.asked.at if self.asked is not None else now
+        self.ends_at = now + self.seconds
         self.answer = None
 
     def on_resume(self, now: float, paused_s: float) -> None:
@@ -73,11 +117,11 @@ class WaitForAnswer(ContextBehaviour):
         self.ends_at += paused_s
 
     def update(self) -> Status:
-        for kind in self.kinds:
-            if next(self.ctx.recent_events(kind, since=self.since), None) is not None:
-                self.answer = kind
-                self.feedback_message = f"answered: {kind}"
-                return Status.SUCCESS
+        kind = _answer(self.ctx, self.kinds, self.since)
+        if kind is not None:
+            self.answer = kind
+            self.feedback_message = f"answered: {kind}"
+            return Status.SUCCESS
         left = self.ends_at - self.ctx.now()
         if left > 0:
             self.feedback_message = f"waiting for {', '.join(self.kinds)}: {left:.1f} s left"
@@ -200,10 +244,20 @@ def _plays(ctx: BrainContext, spec: BehaviorSpec, key: str) -> list[Behaviour]:
 
 
 def request_to_play(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
-    """RequestToPlay: ask, wait for an answer, then play happily or show the disappointment."""
+    """RequestToPlay: ask, wait for an answer, then play happily or show the disappointment.
+
+    An answer counts from the moment it starts asking: one that comes while the request plays
+    cuts it short, and after the answer's own reaction (a poke's) the branch goes on to play.
+    """
+    kinds = spec.value("answeredBy")
+    asked = Asked("ask", ctx)
+    request = Selector("request", memory=False, children=[
+        AnsweredSince("answered already", ctx, kinds, asked),
+        SequenceNode("the request", memory=True, children=_plays(ctx, spec, "animTriggers")),
+    ])
     answered = SequenceNode("answered", memory=True, children=[
-        *_plays(ctx, spec, "animTriggers"),
-        WaitForAnswer("wait for an answer", ctx, spec.value("answeredBy"), spec.value("waitForAnswer_s")),
+        asked, request,
+        WaitForAnswer("wait for an answer", ctx, kinds, spec.value("waitForAnswer_s"), asked),
         *emotion_nodes(ctx, spec, "acceptEmotionEvent"),
         *_plays(ctx, spec, "acceptAnimTrigger"),
     ])
