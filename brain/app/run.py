@@ -44,7 +44,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..engine import Brain
 from ..heartbeat import Snapshot
@@ -52,6 +52,9 @@ from .config import Config, ConfigError, load_config, parse_dashboard_address, p
 from .notify import Notifier
 from .startup import BrainStack, RobotOptions, StartupError
 from .supervise import Supervisor, install_exception_handler
+
+if TYPE_CHECKING:
+    from driver.robot import Robot
 
 __all__ = ["RunOptions", "Daemon", "run_command"]
 
@@ -164,12 +167,12 @@ class Daemon:
 
                 open_link = functools.partial(Link.open, tap=recorder.engine_tap)
             self.notifier.status(f"connecting to the robot at {address[0]}:{address[1]}", force=True)
-            brain = await self._unless_stopped(stack.start(address, open_link=open_link))
+            brain = await self._unless_stopped(stack.start(address, open_link=open_link,
+                                                           before_connect=self._start_vision))
             if brain is None:
                 log.info("stopped before the robot answered")
                 return self.exit_code
             self.brain = brain
-            self._start_vision(brain)
             if self.dashboard is not None:
                 self.dashboard.attach(brain)
             self._serve(brain)
@@ -195,8 +198,10 @@ class Daemon:
                 log.info("recorded %d datagrams to %s", recorder.datagrams, self.options.record)
             self.notifier.close()
 
-    def _start_vision(self, brain: Brain) -> None:
-        """Stream the camera into vision as the settings say (the Robot switches it on again after a reconnect)."""
+    def _start_vision(self, robot: Robot) -> None:
+        """Stream the camera into vision as the settings say (the Robot switches it on once connected
+        and again after a reconnect). Called before the robot is contacted: loading the face
+        detector takes a third of a second, which would otherwise hold the loop while states stream."""
         settings = self.cfg.vision
         if not self.options.vision or not settings.enabled:
             log.info("vision off (%s)", "--no-vision" if not self.options.vision else "vision.enabled is false")
@@ -207,7 +212,7 @@ class Daemon:
                               face_search_interval_s=settings.face_interval_s,
                               face_search_still_interval_s=settings.face_still_interval_s, motion=settings.motion,
                               motion_interval_s=settings.motion_interval_s)
-        brain.robot.start_vision(config, color=settings.color)
+        robot.start_vision(config, color=settings.color)
         log.info("vision on: %s camera, faces %s, motion %s", "colour" if settings.color else "grey",
                  _every(settings.face_interval_s) if settings.faces else "off",
                  _every(settings.motion_interval_s) if settings.motion else "off")
@@ -215,7 +220,7 @@ class Daemon:
     async def _restart_vision(self, brain: Brain) -> None:
         """New vision settings from a re-read config: stop the camera and its vision, start them as now set."""
         await brain.robot.stop_vision()
-        self._start_vision(brain)
+        self._start_vision(brain.robot)
 
     def _recorder(self, path: Path, address: tuple[str, int]) -> Any:
         """The recording of the robot's traffic for ``--record`` (None, said why, when it cannot be written)."""

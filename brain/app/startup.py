@@ -117,10 +117,13 @@ class BrainStack:
         if errors:
             raise StartupError("cannot load the personality:\n" + "\n".join(errors))
 
-    async def start(self, address: tuple[str, int], *, open_link: Callable[..., Any] | None = None) -> Brain:
+    async def start(self, address: tuple[str, int], *, open_link: Callable[..., Any] | None = None,
+                    before_connect: Callable[[Robot], None] | None = None) -> Brain:
         """Connect to the robot at ``address`` and start the brain; raises :class:`StartupError`.
 
         ``open_link`` replaces the UDP link (see :meth:`driver.robot.Robot.connect`).
+        ``before_connect`` gets the Robot before it is contacted: work that would hold the event
+        loop for a while (loading the face detector) is done there, not while the robot streams.
         """
         from ..personality import PersonalityError
 
@@ -131,6 +134,8 @@ class BrainStack:
                                               **self.controller_options)
         # before the robot is contacted: the personality starts as soon as the robot answers
         preload_voice(self.controller)
+        if before_connect is not None:
+            before_connect(self.robot)
         try:
             if open_link is None:
                 await self.robot.connect()
