@@ -120,13 +120,15 @@ def free_udp_port() -> int:
 
 async def start(cwd: Path, *args: str, notify: bool = False, env: dict[str, str] | None = None,
                 ready: str = r"running \S+ at", robot: bool = True, port: int = 0,
-                command: list[str] | None = None) -> Daemon:
+                command: list[str] | None = None, calibrate: bool = False) -> Daemon:
     """Start a simulator and ``python -m brain run --robot 127.0.0.1:PORT *args``; wait for ``ready``.
 
     ``robot=False`` leaves ``--robot`` out (a config file names the robot; give its ``port``).
     ``command`` replaces ``python -m brain run`` (e.g. with a unit file's ExecStart).
+    The simulator skips the motors' start-up calibration (1.3 s) unless ``calibrate``: the daemon's
+    start-up against a calibrating robot has its own tests (test_sim_startup, test_capture_conformance).
     """
-    sim = await SimulatedCozmo("127.0.0.1", port).start()
+    sim = await SimulatedCozmo("127.0.0.1", port, calibrate=calibrate).start()
     daemon = Daemon(sim)
     loop = asyncio.get_running_loop()
     sim.add_message_listener(lambda msg: daemon.received.append((loop.time(), type(msg).__name__, msg)))

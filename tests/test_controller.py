@@ -34,7 +34,7 @@ KEYFRAMES = ("AnimHead", "AnimLift", "AnimBody", "AnimBackpackLights")
 def with_controller(body: Callable[[SimulatedCozmo, Robot, AnimationController], Awaitable[None]],
                     **kwargs: Any) -> None:
     async def main() -> None:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         ctl = AnimationController(robot, seed=7, **kwargs)

@@ -25,7 +25,7 @@ def _clip() -> Clip:
 
 
 async def _stack(**kwargs: Any) -> tuple[SimulatedCozmo, Robot, AnimationController]:
-    sim = await SimulatedCozmo(port=0).start()
+    sim = await SimulatedCozmo(port=0, calibrate=False).start()
     robot = Robot(*sim.address, lost_after=2.0)
     await robot.connect()
     return sim, robot, AnimationController(robot, seed=3, **kwargs)

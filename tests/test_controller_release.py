@@ -255,7 +255,7 @@ def test_both_release_modes_stream_a_steady_30_fps_to_the_simulator(release: str
     only if the loop was really held for a period.
     """
     async def main() -> tuple[list[float], float, AnimationController]:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         relay = StampingRelay(sim.address)
         robot = Robot(*relay.address, lost_after=2.0)
         ctl = AnimationController(robot, seed=1, release=release)
@@ -348,7 +348,7 @@ def test_the_controllers_release_settings_reach_the_release_thread_through_the_r
     async def main() -> None:
         cpu = max(os.sched_getaffinity(0))
         before = _frame_clock_threads()
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=2.0, name="tuned")
         await robot.connect()
         ctl = AnimationController(robot, seed=1, release_priority=2, release_cpu=cpu)
@@ -380,7 +380,7 @@ def test_the_in_memory_network_streams_clocked_frames_from_the_loop() -> None:
     async def main() -> None:
         before = _frame_clock_threads()
         net = MemoryNetwork()
-        sim = SimulatedCozmo("127.0.0.1", 5551)
+        sim = SimulatedCozmo("127.0.0.1", 5551, calibrate=False)
         await sim.start(open_link=net.open_link)
         robot = Robot("127.0.0.1", 5551, lost_after=2.0)
         await robot.connect(open_link=net.open_link)
@@ -417,7 +417,7 @@ def test_frames_missed_while_the_loop_was_held_are_skipped_never_sent_in_a_burst
     async def main() -> tuple[list[float], int]:
         loop = asyncio.get_running_loop()
         net = MemoryNetwork()
-        sim = SimulatedCozmo("127.0.0.1", 5551)
+        sim = SimulatedCozmo("127.0.0.1", 5551, calibrate=False)
         await sim.start(open_link=net.open_link)
         robot = Robot("127.0.0.1", 5551, lost_after=2.0)
         await robot.connect(open_link=net.open_link)

@@ -97,7 +97,7 @@ def test_a_clip_with_robot_audio_sends_the_sound_frame_by_frame_to_the_robot(tmp
     clip = Clip("talk", head_angle=(HeadAngle(0, 600, 10),), robot_audio=(RobotAudio(100, (424242,)),))
 
     async def main() -> list[bytes]:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         ctl = AnimationController(robot, seed=2, resources=tmp_path)
@@ -169,7 +169,7 @@ def test_a_playbacks_pitch_reaches_the_robot_as_shifted_frames(tmp_path: Path) -
     clip = Clip("sing", head_angle=(HeadAngle(0, 600, 10),), robot_audio=(kf,))
 
     async def main() -> list[bytes]:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         ctl = AnimationController(robot, seed=2, resources=tmp_path)

@@ -132,7 +132,7 @@ def test_a_clip_plays_its_sprite_sequence_one_image_per_frame_then_its_procedura
                 face_animation=(FaceAnimation(100, "anim_sprite_test"),))
 
     async def main() -> list[tuple[float, bytes]]:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         ctl = AnimationController(robot, seed=5, resources=tmp_path / "cozmo_resources")
@@ -164,7 +164,7 @@ def test_a_missing_sprite_sequence_is_warned_about_and_the_rest_of_the_clip_play
                 face_animation=(FaceAnimation(0, "anim_not_there"),))
 
     async def main() -> Any:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         plain = AnimationController(robot, seed=5)  # no resources at all

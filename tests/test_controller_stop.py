@@ -27,7 +27,7 @@ def _head(name: str, angle: int, ms: int = 100) -> Clip:
 def test_stop_all_cancels_the_clips_completes_the_ending_one_releases_the_locks_and_keeps_the_clock() -> None:
     async def main() -> None:
         faults = NetworkFaults()
-        sim = await SimulatedCozmo(port=0, faults=faults).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False, faults=faults).start()
         robot = Robot(*sim.address, lost_after=3.0)
         await robot.connect()
         faults.latency_ms = 300.0  # each way: the robot's AnimationEnded for the first clip is still on its way
@@ -73,7 +73,7 @@ def test_stop_all_cancels_the_clips_completes_the_ending_one_releases_the_locks_
 
 def test_on_robot_loss_stop_all_stops_the_stream_and_the_idle_face_comes_back_with_a_fresh_image() -> None:
     async def main() -> None:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=0.5)
         await robot.connect()
         ctl = AnimationController(robot, seed=4)

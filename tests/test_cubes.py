@@ -53,7 +53,7 @@ def test_a_cube_that_does_not_connect_is_passed_over_and_old_adverts_are_forgott
 
 
 async def _pair(connect_cubes: bool = True, **sim_kwargs: object) -> tuple[SimulatedCozmo, Robot, list[ev.RobotEvent]]:
-    sim = await SimulatedCozmo(port=0, **sim_kwargs).start()  # type: ignore[arg-type]
+    sim = await SimulatedCozmo(port=0, calibrate=False, **sim_kwargs).start()  # type: ignore[arg-type]
     robot = Robot(*sim.address, lost_after=1.0, connect_cubes=connect_cubes)
     events: list[ev.RobotEvent] = []
     robot.add_listener(events.append)

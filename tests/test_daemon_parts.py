@@ -70,7 +70,7 @@ def test_robot_address_parsing() -> None:
                                               ("falling_flag", "falling")])
 def test_safety_stops_the_motors_on_hazards_without_waiting_for_a_tick(hazard: str, name: str) -> None:
     async def body() -> None:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address)
         await robot.connect()
         safety = Safety(robot)

@@ -77,7 +77,7 @@ def test_events_in_words() -> None:
 
 def test_the_robot_panel_from_a_connected_robot() -> None:
     async def body() -> dict:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address)
         try:
             await robot.connect()

@@ -86,7 +86,7 @@ class World:
 
 
 async def _start(tmp_path: Path, personality: Path, duration: float) -> World:
-    sim = await SimulatedCozmo("127.0.0.1", 0).start()
+    sim = await SimulatedCozmo("127.0.0.1", 0, calibrate=False).start()
     world = World(sim, duration)
     loop = asyncio.get_running_loop()
     sim.add_message_listener(lambda msg: world.received.append((loop.time(), type(msg).__name__, msg)))

@@ -127,7 +127,7 @@ def test_safety_stops_the_motors_before_a_listener_registered_first_can_answer(h
     layer; still, StopAllMotors reaches the simulator first, and the answer after it."""
 
     async def body() -> None:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address)
         await robot.connect()
         answered: list[str] = []

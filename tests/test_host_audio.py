@@ -165,7 +165,8 @@ def test_the_simulators_speaker_reaches_the_device_in_chunks() -> None:
     device = RecordingStream()
 
     async def main() -> None:
-        sim = await SimulatedCozmo(port=0, audio_out=HostAudioSink(chunk_frames=2, open_stream=device)).start()
+        sink = HostAudioSink(chunk_frames=2, open_stream=device)
+        sim = await SimulatedCozmo(port=0, calibrate=False, audio_out=sink).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         ctl = AnimationController(robot, seed=1, idle=False)
@@ -186,7 +187,7 @@ def test_the_simulators_speaker_reaches_the_device_in_chunks() -> None:
 @pytest.mark.e2e
 def test_sim_with_audio_but_without_the_library_warns_once_and_runs(without_sounddevice, caplog) -> None:
     async def main() -> None:
-        sim = await SimulatedCozmo(port=0, play_audio=True).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False, play_audio=True).start()
         assert isinstance(sim.audio_out, HostAudioSink) and not sim.audio_out.available
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()

@@ -52,7 +52,7 @@ def _ctx(clock: FakeClock | None = None, seed: int = 7) -> BrainContext:
 @pytest.mark.e2e
 def test_actions_and_conditions_drive_the_simulated_robot() -> None:
     async def body() -> None:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=1.0)
         await robot.connect()
         try:

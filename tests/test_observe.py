@@ -54,7 +54,7 @@ def test_nobody_reassigns_callbacks_the_observed_objects_have_none_to_reassign()
     hb = Heartbeat(None, rate_hz=10)
     for name in ("on_snapshot", "observers", "handlers", "on_time"):
         assert not hasattr(hb, name), name
-    sim = SimulatedCozmo("127.0.0.1", 0)
+    sim = SimulatedCozmo("127.0.0.1", 0, calibrate=False)
     assert not hasattr(sim, "on_message")
     removers = [sim.add_message_listener(print), sim.add_step_listener(print)]
     for remove in removers:

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.e2e
 
 
 async def _pair(heard: list[str] | None = None, **sim_kwargs: object) -> tuple[SimulatedCozmo, Robot]:
-    sim = await SimulatedCozmo(port=0, **sim_kwargs).start()  # type: ignore[arg-type]
+    sim = await SimulatedCozmo(port=0, calibrate=False, **sim_kwargs).start()  # type: ignore[arg-type]
     robot = Robot(*sim.address, lost_after=1.0)
     if heard is not None:
         robot.add_message_listener(lambda msg: heard.append(msg.NAME))
@@ -254,7 +254,7 @@ def test_disconnect_is_clean_and_nothing_is_sent_after() -> None:
 
 def test_no_robot_gives_a_clear_error() -> None:
     async def body() -> None:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         port = sim.port
         await sim.stop()
         robot = Robot("127.0.0.1", port, connect_timeout_s=0.6)

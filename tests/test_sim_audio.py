@@ -50,7 +50,7 @@ def test_output_audio_reaches_the_sink_decoded_in_order_and_silence_as_none() ->
 
     async def main() -> None:
         sink = RecordingSink()
-        sim = await SimulatedCozmo(port=0, audio_out=sink).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False, audio_out=sink).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         ctl = AnimationController(robot, seed=1, idle=False)
@@ -82,7 +82,7 @@ def test_the_robot_volume_scales_what_the_sink_hears() -> None:
 
     async def main() -> None:
         sink = RecordingSink()
-        sim = await SimulatedCozmo(port=0, audio_out=sink).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False, audio_out=sink).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         ctl = AnimationController(robot, seed=1, idle=False)
@@ -109,7 +109,7 @@ def test_a_failing_sink_is_dropped_and_the_robot_keeps_working(caplog: pytest.Lo
             raise OSError("device unplugged")
 
     async def main() -> None:
-        sim = await SimulatedCozmo(port=0, audio_out=Broken()).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False, audio_out=Broken()).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         ctl = AnimationController(robot, seed=1, idle_silence=True)  # a steady stream of silence

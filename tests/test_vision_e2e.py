@@ -62,7 +62,7 @@ def _face(x: int) -> np.ndarray:
 
 def test_faces_seen_and_lost_and_the_link_delivers_everything_else_through_garbage_chunks() -> None:
     async def body() -> None:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         camera = Camera(sim)
@@ -113,7 +113,7 @@ def test_faces_seen_and_lost_and_the_link_delivers_everything_else_through_garba
 
 def test_through_ten_percent_loss_frames_with_lost_chunks_are_dropped_and_the_face_is_still_seen() -> None:
     async def body() -> None:
-        sim = await SimulatedCozmo(port=0, faults=NetworkFaults(loss=0.1, seed=4)).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False, faults=NetworkFaults(loss=0.1, seed=4)).start()
         robot = Robot(*sim.address, lost_after=2.0)
         await robot.connect()
         camera = Camera(sim)
@@ -143,7 +143,7 @@ def test_through_ten_percent_loss_frames_with_lost_chunks_are_dropped_and_the_fa
 
 def test_the_camera_goes_on_when_connected_and_again_after_the_robot_reboots() -> None:
     async def body() -> None:
-        sim = await SimulatedCozmo(port=0).start()
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
         robot = Robot(*sim.address, lost_after=1.0, reconnect_initial_s=0.2, reconnect_max_s=0.5)
         robot.start_vision(VisionConfig(face_lost_after_s=0.5))  # before connecting: on once connected
         await robot.connect()

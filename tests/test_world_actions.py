@@ -53,7 +53,7 @@ def test_aim_at_points_the_body_and_raises_the_head() -> None:
 
 
 async def _robot() -> tuple[SimulatedCozmo, Robot, BrainContext]:
-    sim = await SimulatedCozmo(port=0).start()
+    sim = await SimulatedCozmo(port=0, calibrate=False).start()
     robot = Robot(*sim.address, lost_after=2.0)
     await robot.connect()
     ctx = BrainContext(robot=robot, rng=random.Random(3))
