@@ -14,6 +14,7 @@ from brain.app.simulate import run_virtual
 from driver.hardware import HEAD_SETTLE_RAD, LIFT_SETTLE_MM
 from driver.memlink import MemoryNetwork
 from driver.robot import Robot
+from driver.samples import lift_angle_rad
 from driver.sim.body import Body
 from driver.sim.server import SimulatedCozmo
 
@@ -111,3 +112,28 @@ def test_wheels_fall_short_of_drive_wheels_per_side_and_turns_still_arrive() -> 
     assert abs(error) < 3.0 and took < 2.0  # the firmware's turn closes its own loop
     ideal = run_virtual(_wheels({"wheel_lag": False}))
     assert ideal["forward"] == pytest.approx((40.0, 40.0)) and ideal["backward"] == pytest.approx((-40.0, -40.0))
+
+
+def test_the_lift_arm_turns_at_the_asked_radians_per_second() -> None:
+    """SetLiftHeight's speed is the arm's, in rad/s (hardware.md §1): the simulator turns it into mm/s
+    where the arm is, so half a second at 0.5 rad/s swings the arm about a quarter of a radian."""
+
+    async def main() -> list[float]:
+        net = MemoryNetwork(latency_s=0.002)
+        sim = await SimulatedCozmo("127.0.0.1", 5551, calibrate=False).start(open_link=net.open_link)
+        robot = Robot("127.0.0.1", 5551)
+        await robot.connect(open_link=net.open_link)
+        try:
+            angles = []
+            robot.set_lift_height(92.0, max_speed=0.5)
+            for _ in range(2):
+                await asyncio.sleep(0.5)
+                assert robot.state is not None
+                angles.append(lift_angle_rad(robot.state.proprioception.lift_height_mm))
+            return angles
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    first, second = run_virtual(main())
+    assert second - first == pytest.approx(0.25, abs=0.03), (first, second)

@@ -23,7 +23,7 @@ terminal as one updating line (:mod:`brain.app.progress`).
 Limits of virtual time: work handed to a thread would appear to finish instantly (nothing in
 the brain does that; over the in-memory network the link releases its clocked frames from loop
 timers, not from its release thread), and a heartbeat beat never overruns: its CPU cost is
-reported separately, as ``median_beat_ms``. Speed: about 50x real time on one core of a
+reported separately, as ``median_beat_ms``. Speed: about 85x real time on one core of a
 small 2-core machine, most of it the stack's own work (30 animation frames, 33 robot states and 10
 beats per simulated second, each through the link's codec and ARQ).
 """
