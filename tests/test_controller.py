@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -393,3 +394,26 @@ def test_render_preview_writes_a_face_gif_and_a_track_plot(tmp_path: Any) -> Non
         rgb = im.convert("RGB")
         colours = {c for _, c in rgb.getcolors(1 << 16) or []}
         assert (255, 0, 0) in colours and (0, 0, 255) in colours  # the left-red / back-blue lights band
+
+
+def test_a_held_loop_skips_the_frames_it_missed_instead_of_bursting_them() -> None:
+    """Held for 0.3 s (a slow callback, a paused host), the clock skips the nine frames it missed:
+    the robot's buffer would only drop a burst, and everything after it would run late."""
+
+    async def body(sim: SimulatedCozmo, robot: Robot, ctl: AnimationController) -> None:
+        loop = asyncio.get_running_loop()
+        arrivals: list[float] = []
+        sim.add_message_listener(lambda msg: arrivals.append(loop.time()) if type(msg).__name__ in AUDIO else None)
+        moving = Clip("look", procedural_face=(ProceduralFace(0, face_center_x=-30.0),
+                                               ProceduralFace(3000, face_center_x=30.0)))
+        playing = asyncio.ensure_future(ctl.play(moving))
+        await asyncio.sleep(0.6)
+        time.sleep(0.3)  # the whole loop is held: no frame goes out, none arrives
+        resumed = loop.time()
+        await asyncio.sleep(0.5)
+        after = [t for t in arrivals if resumed <= t < resumed + 0.1]
+        assert ctl.stats.missed_frames >= 7, ctl.stats
+        assert len(after) <= 5, [round(t - resumed, 3) for t in after]  # 30 a second, not a burst of nine
+        playing.cancel()
+
+    with_controller(body)
