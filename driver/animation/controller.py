@@ -82,7 +82,6 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -100,6 +99,7 @@ from .idle import IdleFace
 from .onair import OnAir
 from .playback import Playback, PlaybackParams
 from .roots import ResourceRoots
+from .stats import ControllerStats
 from .timeline import FPS, FRAME_MS, FRAME_S, STRAIGHT, AudioResolver, SpriteResolver, Timeline, split_move
 from .tracks import TRACKS, Lock, TrackError, TrackLocks, normalise_tracks
 
@@ -123,31 +123,6 @@ RELEASE_LEAD_S = 0.010
 
 #: Called with (playback, event_id) when a clip's Event keyframe goes out to the robot.
 EventHandler = Callable[[Playback, str], None]
-
-
-@dataclass
-class ControllerStats:
-    """What the clock did: frames sent and missed, lateness, images, time spent per frame."""
-
-    frames: int = 0
-    missed_frames: int = 0
-    #: frames prepared after their release time (sent at once, late), release="thread" only
-    late_frames: int = 0
-    images_sent: int = 0
-    audio_frames: int = 0
-    silence_frames: int = 0
-    send_errors: int = 0
-    offline_frames: int = 0
-    #: idle frames with nothing new for the robot (no clip, no sound, the same face): not sent
-    quiet_frames: int = 0
-    #: frames held back because the robot's animation buffer had no room (the clip waited a frame)
-    held_frames: int = 0
-    max_late_ms: float = 0.0
-    max_frame_cost_ms: float = 0.0
-    max_render_ms: float = 0.0
-    #: how late each of the last 2000 clock wake-ups was (ms after it was due)
-    late_ms: deque[float] = field(default_factory=lambda: deque(maxlen=2000))
-    events_fired: int = 0
 
 
 class AnimationController:
