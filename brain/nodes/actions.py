@@ -22,6 +22,8 @@ from py_trees.common import Status
 
 from brain.context import BrainContext
 
+from .composites import settle
+
 __all__ = [
     "BackpackLights",
     "ContextBehaviour",
@@ -44,7 +46,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_STATUSES = frozenset(Status)
 
 
 class ContextBehaviour(Behaviour):
@@ -63,13 +64,7 @@ class ContextBehaviour(Behaviour):
     def tick(self) -> Iterator[Behaviour]:
         if self.status is not Status.RUNNING:
             self.initialise()
-        new_status = self.update()
-        if new_status not in _STATUSES:
-            log.error("%s returned %r, not a status; taken as INVALID", self.name, new_status)
-            new_status = Status.INVALID
-        if new_status is not Status.RUNNING:
-            self.stop(new_status)
-        self.status = new_status
+        settle(self, self.update())
         yield self
 
     def stop(self, new_status: Status) -> None:

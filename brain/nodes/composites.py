@@ -24,7 +24,7 @@ from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from py_trees.decorators import Decorator
 
-__all__ = ["Selector", "Sequence", "tick_child", "tick_decorator"]
+__all__ = ["Selector", "Sequence", "settle", "tick_child", "tick_decorator"]
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +45,19 @@ def tick_decorator(node: Decorator) -> Iterator[Behaviour]:
     if node.status is not Status.RUNNING:
         node.initialise()
     tick_child(node.decorated)
-    new_status = node.update()
+    settle(node, node.update())
+    yield node
+
+
+def settle(node: Behaviour, new_status: Status) -> None:
+    """End a tick as py_trees does, without its debug line: a status that is not one is logged and
+    taken as INVALID, a final status stops the node, and the node takes it."""
     if new_status not in _STATUSES:
         log.error("%s returned %r, not a status; taken as INVALID", node.name, new_status)
         new_status = Status.INVALID
     if new_status is not Status.RUNNING:
         node.stop(new_status)
     node.status = new_status
-    yield node
 
 
 class Sequence(composites.Sequence):
