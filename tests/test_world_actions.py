@@ -227,6 +227,30 @@ def test_an_interrupted_search_stops_the_wheels() -> None:
     run(body(), timeout=30)
 
 
+def test_the_scan_lifts_the_head_as_it_turns() -> None:
+    """The packaged scan's body turns carry the head to a search height (25-42°), as Anki's do.
+
+    A person standing close is above the picture of a head left low by the last clip; a scan that
+    only raised the head between turns would sweep past them.
+    """
+
+    async def body() -> None:
+        sim, robot, ctx = await _robot()
+        try:
+            await eventually(lambda: robot.state is not None)
+            await robot.set_head_angle(math.radians(0))
+            search = _packaged_scan(ctx)
+            search.tick_once()  # the first step: the turn back, with the head
+            await eventually(lambda: sim.body.wheels_moving, timeout=3)
+            await eventually(lambda: math.degrees(sim.body.head.position) >= 20.0, timeout=3)
+            search.stop(Status.INVALID)
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=30)
+
+
 def test_an_interrupted_node_leaves_the_wheels_to_the_node_that_took_over() -> None:
     """A selector ticks the new branch before it stops the old one: the old one's cleanup must not stop the new turn."""
     from brain.nodes.actions import Turn

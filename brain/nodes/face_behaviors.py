@@ -53,6 +53,12 @@ def _range(spec: BehaviorSpec, low: str, high: str) -> tuple[float, float]:
     return (a, b) if a <= b else (b, a)
 
 
+def _turn_heads(spec: BehaviorSpec) -> tuple[float, float]:
+    """The head heights the scan's body turns take: the span of the turns' ranges (s1, s3, s6)."""
+    spans = [_range(spec, f"s{n}_HeadAngleRangeMin_deg", f"s{n}_HeadAngleRangeMax_deg") for n in (1, 3, 6)]
+    return min(lo for lo, _ in spans), max(hi for _, hi in spans)
+
+
 def find_faces(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """FindFaces: turn to a face seen lately, else scan for one and turn to it."""
     age_s = spec.value("maxFaceAgeToLook_ms") / 1000.0
@@ -68,7 +74,7 @@ def find_faces(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
         pause_s=_range(spec, "s2_WaitMin_sec", "s2_WaitMax_sec"),
         head_moves=(int(spec.value("s4_HeadAngleChangesMin")), int(spec.value("s4_HeadAngleChangesMax"))),
         clockwise_chance=spec.value("s0_MainTurnCWChance"), pause_trigger=pauses[0] if pauses else None,
-        **speeds)
+        turn_head_deg=_turn_heads(spec), turn_head_speed_dps=spec.value("sxt_HeadTurnSpeed_degPerSec"), **speeds)
     return _seq(spec.behavior_id, [
         Selector("face seen lately, or search", False, [
             TurnTowardsFace("turn to a recent face", ctx, max_age_s=age_s, **speeds),
@@ -167,9 +173,13 @@ _FIND_FACES: dict[str, Param] = {
     "maxSearch_s": _n(30.0, "the search gives up after this long (s)"),
     "sx_BodyTurnSpeed_degPerSec": _n(150.0, "body turn speed (°/s)", 10.0, 300.0),
     "sxh_HeadTurnSpeed_degPerSec": _n(90.0, "head speed (°/s)", 10.0, 300.0),
+    "sxt_HeadTurnSpeed_degPerSec": _n(60.0, "head speed while the body turns (°/s)", 10.0, 300.0),
     "s0_MainTurnCWChance": _n(0.5, "chance the scan turns clockwise", 0.0, 1.0),
     "s1_BodyAngleRangeMin_deg": _n(10.0, "turn back, smallest (°)"),
     "s1_BodyAngleRangeMax_deg": _n(30.0, "turn back, largest (°)"),
+    **{f"s{n}_HeadAngleRange{end}_deg": _n(default, f"head height {what}, {word} (°)", HEAD_MIN_DEG, HEAD_MAX_DEG)
+       for n, what in ((1, "in the turn back"), (3, "in the first turn on"), (6, "in the second turn on"))
+       for end, word, default in (("Min", "lowest", 25.0), ("Max", "highest", 42.0))},
     "s2_WaitMin_sec": _n(0.3, "pause, shortest (s)"),
     "s2_WaitMax_sec": _n(0.7, "pause, longest (s)"),
     "s2_WaitAnimTrigger": triggers_param(("LookInPlaceForFacesBodyPause",), "played in the pauses"),

@@ -267,6 +267,8 @@ _LIST: list[NodeType] = [
           head_deg=Param("range", default=(20.0, 42.0), doc="head angles tried (°)"),
           pause_s=Param("range", default=(0.5, 1.0), doc="pauses between moves (s)"),
           pause_trigger=Param("str", doc="animation trigger played in the pauses, when the resources have it"),
+          turn_head_deg=Param("range", default=(25.0, 42.0), doc="head angles taken while the body turns (°)"),
+          turn_head_speed_dps=Param("number", default=60.0, minimum=1.0, doc="head speed while the body turns (°/s)"),
           **_AIM),
     _leaf("backpack_lights", lambda name, ctx, colors=None, pattern=None: BackpackLights(name, ctx, colors, pattern),
           "Set the backpack LEDs: `colors` (1, 3 or 5) or a named `pattern`.",

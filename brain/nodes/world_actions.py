@@ -196,7 +196,11 @@ class SearchForFaces(ContextBehaviour):
     Each round turns back a little (``back_turn_deg``), pauses, turns on a little
     (``short_turn_deg``), moves the head to two or three heights in place (``head_deg``) with
     pauses, and turns on further (``turn_deg``), always in the direction drawn at the start
-    (clockwise with ``clockwise_chance``). When the last scan found nobody, the next one goes on
+    (clockwise with ``clockwise_chance``). Every body turn lifts or lowers the head as it goes,
+    to a height drawn from ``turn_head_deg`` at ``turn_head_speed_dps``, as Anki's scan does: a
+    pause clip may leave the head low (the blinks end at 4°), and a face a little above the robot
+    is only in the picture with the head up, so a scan that turned with the head low would sweep
+    past a person standing close. When the last scan found nobody, the next one goes on
     the same way: the packaged scan turns more than a whole circle, so the bearings it saw longest
     ago, where someone may have come in since, come next. A pause plays ``pause_trigger`` when
     the resources have it, else waits ``pause_s``. FAILURE after ``seconds`` without a face.
@@ -207,7 +211,8 @@ class SearchForFaces(ContextBehaviour):
                  short_turn_deg: Sequence[float] = (5.0, 25.0), clockwise_chance: float = 0.5,
                  head_deg: Sequence[float] = (20.0, 42.0), pause_s: Sequence[float] = (0.5, 1.0),
                  head_moves: Sequence[int] = (2, 3), body_speed_dps: float = 150.0, head_speed_dps: float = 90.0,
-                 pause_trigger: str | None = None) -> None:
+                 pause_trigger: str | None = None, turn_head_deg: Sequence[float] | None = (25.0, 42.0),
+                 turn_head_speed_dps: float = 60.0) -> None:
         super().__init__(name, ctx)
         self.seconds = float(seconds)
         self.turn_deg, self.back_turn_deg, self.head_deg = tuple(turn_deg), tuple(back_turn_deg), tuple(head_deg)
@@ -215,6 +220,8 @@ class SearchForFaces(ContextBehaviour):
         self.pause_s, self.head_moves = tuple(pause_s), (int(head_moves[0]), int(head_moves[1]))
         self.body_speed_dps, self.head_speed_dps = float(body_speed_dps), float(head_speed_dps)
         self.pause_trigger = pause_trigger
+        self.turn_head_deg = None if turn_head_deg is None else tuple(turn_head_deg)
+        self.turn_head_speed_dps = float(turn_head_speed_dps)
         self._steps: list[tuple[str, float]] = []
         self._doing: list[Any] = []
         self._pause_until = 0.0
@@ -236,6 +243,12 @@ class SearchForFaces(ContextBehaviour):
     def _round(self) -> list[tuple[str, float]]:
         """One scan round as (what, value) steps: ``turn`` by degrees, ``head`` to degrees, ``pause``."""
         rng, d = self.ctx.rng, self._direction
+        if self.turn_head_deg is not None:  # Anki's order: the turns carry the head, a pause before each head move
+            steps = [("turn", -d * rng.uniform(*self.back_turn_deg)), ("pause", 0.0),
+                     ("turn", d * rng.uniform(*self.short_turn_deg))]
+            for _ in range(rng.randint(*self.head_moves)):
+                steps += [("pause", 0.0), ("head", rng.uniform(*self.head_deg))]
+            return [*steps, ("turn", d * rng.uniform(*self.turn_deg))]
         steps = [("turn", -d * rng.uniform(*self.back_turn_deg)), ("head", rng.uniform(*self.head_deg)),
                  ("pause", 0.0), ("turn", d * rng.uniform(*self.short_turn_deg))]
         for _ in range(rng.randint(*self.head_moves)):
@@ -253,6 +266,10 @@ class SearchForFaces(ContextBehaviour):
         assert robot is not None
         if what == "turn":
             self._doing = [robot.turn_in_place(math.radians(value), speed=math.radians(self.body_speed_dps))]
+            if self.turn_head_deg is not None:
+                head = self.ctx.rng.uniform(*self.turn_head_deg)
+                self._doing.append(robot.set_head_angle(math.radians(head),
+                                                        max_speed=math.radians(self.turn_head_speed_dps)))
         elif what == "head":
             self._doing = [robot.set_head_angle(math.radians(value), max_speed=math.radians(self.head_speed_dps))]
         else:
