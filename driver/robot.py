@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
-from .animation.budget import ANIM_STREAM, AUDIO_MESSAGES, StreamBudget
+from .animation.budget import AUDIO_MESSAGES, BUFFERED, StreamBudget
 from .attitude import Attitude, describe
 from .connection import RobotConnection, RobotError
 from .cubes import CubePool
@@ -355,7 +355,7 @@ class Robot(RobotConnection):
         if not self._ready or self.link is None:
             raise RobotError(self._why_not_ready())
         packet = m.encode(msg)
-        if msg.NAME in ANIM_STREAM:  # what waits in the robot's animation buffer, counted
+        if msg.NAME in BUFFERED:  # what waits in the robot's animation buffer, counted
             self.anim_budget.sent(len(packet.body), closes_frame=msg.NAME in AUDIO_MESSAGES)
         self.link.send(packet)
 

@@ -136,3 +136,55 @@ def test_a_long_clip_is_paced_by_animation_state_and_nothing_is_dropped() -> Non
     assert buf.total_dropped == 0 and held >= 10
     assert buf.high_water_frames <= ANIM_BUFFER_FRAMES and budget.high_water_frames <= ANIM_BUFFER_FRAMES
     assert budget.reporting and budget.dropped == 0
+
+
+def test_an_abort_counts_what_it_emptied_as_played() -> None:
+    """As the firmware's Clear(): AnimationState goes on adding up to everything that was buffered."""
+    buf = AnimationBuffer()
+    for _ in range(5):
+        _frame(buf)
+    buf.add(m.DisplayImage(image=b"\x01\x02"), 4)  # the start of a frame whose audio has not come
+    waiting = buf.buffered_bytes + 4
+    buf.clear_waiting()
+    assert buf.buffered_frames == 0 and buf.frames_played == 5 and buf.bytes_played == waiting
+
+
+def test_clips_cut_short_again_and_again_leave_the_stream_room() -> None:
+    """Forty clips aborted mid-play over the memory network, then one played whole.
+
+    Each abort empties the robot's buffer; the engine's budget must see it empty too (the abort
+    itself is not buffered, and what it emptied is reported played), or after a few aborts the
+    controller waits for room that never comes and every later clip hangs (a simulated day's
+    robot stopped animating after its first few interrupted clips).
+    """
+    clip = Clip("long", procedural_face=(ProceduralFace(0, face_center_x=-30.0),
+                                         ProceduralFace(3000, face_center_x=30.0)))
+    short = Clip("short", procedural_face=(ProceduralFace(0, face_center_x=-10.0),
+                                          ProceduralFace(500, face_center_x=10.0)))
+
+    async def main() -> tuple[int, int]:
+        net = MemoryNetwork(latency_s=0.002)
+        sim = await SimulatedCozmo("127.0.0.1", 5551, calibrate=False).start(open_link=net.open_link)
+        robot = Robot("127.0.0.1", 5551)
+        await robot.connect(open_link=net.open_link)
+        ctl = AnimationController(robot)
+        try:
+            for _ in range(40):
+                handle = ctl.play(clip)
+                await asyncio.sleep(0.4)  # the buffer full of its frames
+                handle.cancel()
+                await asyncio.sleep(0.05)
+            played_before = sim.anim_buffer.frames_played
+            await asyncio.wait_for(ctl.play(short), timeout=5.0)
+            played = sim.anim_buffer.frames_played - played_before
+            await asyncio.sleep(1.0)  # the rest of the stream plays out
+            budget = robot.anim_budget
+            return budget.frames_in_buffer + budget.bytes_in_buffer, played
+        finally:
+            await ctl.stop()
+            await robot.disconnect()
+            await sim.stop()
+
+    left, played = run_virtual(main())
+    assert played >= 15  # the short clip reached the face
+    assert left == 0, f"{left} frames and bytes still counted in the robot's buffer"

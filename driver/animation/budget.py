@@ -15,13 +15,16 @@ from dataclasses import dataclass
 
 from ..hardware import ANIM_BUFFER_BYTES, ANIM_BUFFER_FRAMES
 
-__all__ = ["ANIM_STREAM", "AUDIO_MESSAGES", "FRAME_BYTES_MAX", "StreamBudget"]
+__all__ = ["ANIM_STREAM", "AUDIO_MESSAGES", "BUFFERED", "FRAME_BYTES_MAX", "StreamBudget"]
 
 #: The messages of the animation stream: they wait in the robot's buffer and play on its audio
 #: clock, and a real robot ignores them until the engine's EnableAnimationState (InitAnimController).
 ANIM_STREAM = frozenset({"DisplayImage", "OutputAudio", "OutputSilence", "AnimHead", "AnimLift", "AnimBody",
                          "AnimBackpackLights", "StartAnimation", "EndAnimation", "AbortAnimation"})
 
+#: The stream messages that wait in the robot's buffer, and so count against it: all but the
+#: abort, which the robot acts on as it arrives (it empties the buffer).
+BUFFERED = ANIM_STREAM - {"AbortAnimation"}
 #: The messages that close a frame of the stream: each frame carries exactly one.
 AUDIO_MESSAGES = frozenset({"OutputAudio", "OutputSilence"})
 

@@ -97,7 +97,15 @@ class AnimationBuffer:
         return played
 
     def clear_waiting(self) -> None:
-        """Drop the frames not yet played (an aborted animation); the counters stay."""
+        """Drop the frames not yet played (an aborted animation), counting them as played.
+
+        The firmware's Clear() adds what it empties to the played counts that AnimationState
+        reports, so an engine pacing its stream on them sees the buffer empty; left out, every
+        abort would leave its frames "in flight" for good, and after a few the engine would wait
+        for room that never comes.
+        """
+        self.frames_played += len(self._frames)
+        self.bytes_played += self.buffered_bytes + self._open_bytes
         self._frames.clear()
         self._open, self._open_bytes = [], 0
         self.buffered_bytes = 0
