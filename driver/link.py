@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -142,6 +143,8 @@ class Link(asyncio.DatagramProtocol):
         self._state_changed: asyncio.Event | None = None
         self._dispatching = False
         self._clock: ReleaseClock | None = None
+        #: stages the release thread sent and the loop has not taken in yet (see :meth:`_noted`)
+        self._released_stages: deque[Stage] = deque()
         self._capture: list[RawPacket] | None = None
 
     # ------------------------------------------------------------------ the session's view
@@ -159,6 +162,7 @@ class Link(asyncio.DatagramProtocol):
     @property
     def stats(self) -> LinkStats:
         """Counters (sent, resent, dropped, RTT, clocked frames)."""
+        self._take_released()
         return self.session.stats
 
     @property
@@ -311,6 +315,7 @@ class Link(asyncio.DatagramProtocol):
         loop = self._loop
         if loop is None or not packets:
             return
+        self._take_released()
         now = loop.time()
         clock = self._release_clock() if self.session.state is LinkState.CONNECTED else None
         stage = self.session.stage_frame(packets, at, now, external=clock is not None)
@@ -332,12 +337,27 @@ class Link(asyncio.DatagramProtocol):
             return None
         self._clock = ReleaseClock(sock.dup(), self._stage_lock, self._loop, self._released, self._sendto,
                                    spin_s=self.release_spin_s, priority=self.release_priority,
-                                   cpu=self.release_cpu, name=self.name, tap=self.tap)
+                                   cpu=self.release_cpu, name=self.name, tap=self.tap, note_released=self._noted)
         return self._clock
+
+    def _noted(self, stage: Stage) -> bool:
+        """In the release thread, after it sent ``stage``: keep the report for the loop's next turn;
+        True (wake the loop now) only when packets wait behind the frame.
+
+        Reading the session from the thread is safe here: both reads are of a flag and a length.
+        """
+        self._released_stages.append(stage)
+        return self.session.pending_output or self.session.backlog > 0
+
+    def _take_released(self) -> None:
+        """On the loop: account for the frames the release thread sent since the last turn."""
+        released = self._released_stages
+        while released:
+            self.session.stage_released(released.popleft())
 
     def _released(self, stage: Stage) -> None:
         """On the loop, after the release thread sent a frame: what waited behind it goes now."""
-        self.session.stage_released(stage)
+        self._take_released()  # ``stage`` among them (noted before the thread woke the loop)
         if self.session.pending_output:
             self.flush()
 
@@ -354,6 +374,8 @@ class Link(asyncio.DatagramProtocol):
     def _on_datagram(self, data: bytes, addr: Address) -> None:
         if self._loop is None:
             return
+        if self._released_stages:
+            self._take_released()
         self.session.receive_datagram(data, addr, self._loop.time())
         self._after_input()
 
@@ -418,6 +440,7 @@ class Link(asyncio.DatagramProtocol):
     def _on_timer(self) -> None:
         self._timer = None
         assert self._loop is not None
+        self._take_released()
         self.session.handle_timer(self._loop.time())
         self._dispatch()
         self._transmit()

@@ -76,6 +76,47 @@ def test_a_clocked_frame_goes_out_at_its_time_and_later_packets_wait_behind_it(t
     run(main(), timeout=20)
 
 
+def test_frames_with_nothing_behind_them_do_not_wake_the_loop_and_are_still_counted() -> None:
+    """The release thread wakes the loop only when packets wait behind a frame it sent.
+
+    A stream of clocked frames with nothing queued after them (an idle daemon's frames) is
+    reported back lazily, on the loop's next turn of its own: no wake-up per frame, and the counts
+    are whole whenever they are read.
+    """
+
+    async def main() -> None:
+        engine, robot, got = await _pair(threaded_release=True)
+        loop = asyncio.get_running_loop()
+        woken: list[object] = []
+        real = engine._released
+
+        def spy(stage: object) -> None:
+            woken.append(stage)
+            real(stage)  # type: ignore[arg-type]
+
+        engine._released = spy  # type: ignore[method-assign]
+        try:
+            for n in range(20):
+                with engine.frame_at(loop.time() + 0.010):
+                    engine.send(_cmd(n))
+                await asyncio.sleep(0.020)
+            await eventually(lambda: len(got) == 20)
+            assert [body[1] for _, body in got] == list(range(20))
+            assert woken == [], f"the loop was woken for {len(woken)} of 20 frames"
+            assert engine.stats.clocked_frames == 20
+            # one packet sent while a frame waits: the thread wakes the loop for it
+            with engine.frame_at(loop.time() + 0.030):
+                engine.send(_cmd(20))
+            engine.send(_cmd(21))
+            await eventually(lambda: len(got) == 22, timeout=2)
+            assert len(woken) == 1
+        finally:
+            engine.close()
+            robot.close()
+
+    run(main(), timeout=20)
+
+
 def test_a_frame_whose_time_has_passed_goes_at_once_and_frames_keep_their_order() -> None:
     async def main() -> None:
         engine, robot, got = await _pair()

@@ -191,6 +191,11 @@ class Session:
         return self._want_flush or bool(self._ready)
 
     @property
+    def backlog(self) -> int:
+        """Sequenced packets queued and not yet sent (waiting for window room or a clocked frame)."""
+        return self._send.backlog
+
+    @property
     def in_flight(self) -> int:
         """Sequenced packets sent and not yet acknowledged, plus those waiting for window room."""
         return len(self._send) + self._send.backlog
