@@ -196,28 +196,3 @@ def test_waiting_for_an_unknown_kind_fails_at_once_instead_of_timing_out() -> No
         assert (await waiting) == ev.Poked(2.0)
 
     run(body(), timeout=10)
-
-
-@pytest.mark.e2e
-def test_a_fall_seen_only_in_the_status_flags_stops_the_motors() -> None:
-    """The IS_FALLING flag alone (its FallingStarted message lost, or a firmware that sends none)
-    is a hazard: safety stops the motors on the flag as it would on the message."""
-
-    async def body() -> None:
-        sim = await SimulatedCozmo(port=0, calibrate=False).start()
-        robot = Robot(*sim.address)
-        await robot.connect()
-        safety = Safety(robot)
-        try:
-            robot.drive_wheels(120, 120)
-            await eventually(lambda: sim.body.wheels_moving)
-            stops = sim.counts["StopAllMotors"]
-            sim.body.falling = True  # the flag rises in the next RobotState; no FallingStarted is sent
-            await eventually(lambda: sim.counts["StopAllMotors"] > stops, timeout=2)
-            assert safety.hazard == "falling" and safety.stops == 1
-        finally:
-            safety.close()
-            await robot.disconnect()
-            await sim.stop()
-
-    run(body())
