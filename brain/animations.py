@@ -98,11 +98,13 @@ class AnimationLibrary:
 
     def clip_for_trigger(self, trigger: str) -> str:
         """The clip name this trigger would play now (records nothing)."""
-        group = self.resources.group_for_trigger(trigger)
+        group = self.resources.playable_group_for_trigger(trigger)
         if group is None:
             raise AnimationNotFound(f"animation trigger {trigger!r} has no group in the resource set")
+        clips = self.resources.clips
+        members = [m for m in group.members if clips is None or m.name in clips] or list(group.members)
         member = choose_member(
-            list(group.members), now=self.clock(), last_played=self.last_played,
+            members, now=self.clock(), last_played=self.last_played,
             simple_mood=self.simple_mood(), head_angle_deg=self.head_angle_deg(), rng=self.rng,
             avoid=self.last_clip,
         )

@@ -68,7 +68,7 @@ REACTION_EVENTS: dict[str, tuple[str, bool | str | None]] = {
     "RobotFalling": ("falling_started", None),
     "PlacedOnCharger": ("on_charger", True),
     "CubeMoved": ("cube_moved", None),
-    "DoubleTapDetected": ("cube_tapped", None),
+    "DoubleTapDetected": ("cube_tapped", "double"),
     "Poked": ("poked", None),
     "CubeTapped": ("cube_tapped", None),
     "ButtonPressed": ("button", True),

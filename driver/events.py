@@ -198,11 +198,17 @@ class MotorAutoEnabled(RobotEvent):
 
 @dataclass(frozen=True)
 class CubeTapped(RobotEvent):
-    """A light cube was tapped ``taps`` times."""
+    """A light cube was tapped ``taps`` times; the event's ``value`` is ``double`` for two or more
+    taps at once (Anki's DoubleTapDetected), else ``single``."""
     KIND: ClassVar[str] = "cube_tapped"
 
     object_id: int = 0
     taps: int = 1
+
+    @property
+    def value(self) -> str:
+        """``double`` or ``single`` (what an event filter's ``value`` is compared with)."""
+        return "double" if self.taps >= 2 else "single"
 
 
 @dataclass(frozen=True)

@@ -404,6 +404,11 @@ class Robot(RobotConnection):
                                   accel_rad_per_sec2=accel, duration_sec=duration, action_id=aid))
         return action
 
+    def calibrate_motors(self, *, head: bool = True, lift: bool = False) -> None:
+        """Drive the head and/or lift to their stops to find zero again; MotorCalibration events
+        (started, then done) report the progress."""
+        self.send(m.StartMotorCalibration(head=head, lift=lift))
+
     def turn_in_place(self, angle_rad: float, *, speed: float = math.pi, accel: float = 10.0,
                       tolerance: float = math.radians(2), absolute: bool = False, timeout: float = 10.0) -> Action:
         """Turn by (or to, with ``absolute``) ``angle_rad``."""

@@ -250,7 +250,7 @@ def wake_up_clips(resources: Any) -> list[str]:
     """The clips of the resource set's wake-up animation triggers (:data:`WAKE_UP_TRIGGERS`)."""
     names: set[str] = set()
     for trigger in WAKE_UP_TRIGGERS:
-        group = resources.group_for_trigger(trigger) if resources is not None else None
+        group = resources.playable_group_for_trigger(trigger) if resources is not None else None
         if group is not None:
             names.update(member.name for member in group.members)
     return sorted(names)

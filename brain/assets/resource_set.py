@@ -206,6 +206,7 @@ class ResourceSet:
     issues: list[Issue]
     load_seconds: float = 0.0
     mapped_events: Mapping[str, EmotionEvent] = field(default_factory=lambda: MappingProxyType({}))
+    _playable: dict[str, AnimationGroup | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def load(cls, roots: Sequence[Path | str], *, index_clips: bool = True) -> ResourceSet:
@@ -226,6 +227,31 @@ class ResourceSet:
         """The animation group an animation trigger plays, if both exist."""
         pair = self.anim_triggers.get(trigger)
         return self.animation_groups.get(pair.target) if pair else None
+
+    def playable_group_for_trigger(self, trigger: str) -> AnimationGroup | None:
+        """The group a trigger plays, skipping groups none of whose clips is installed.
+
+        A copy of the app's data may hold its trigger map and groups but not every clip (or
+        none); the first root whose mapping of ``trigger`` reaches a group with a clip wins, so
+        a later root (the project's own resources) fills in what an earlier one cannot play.
+        With no clip index, or nothing playable anywhere, it is :meth:`group_for_trigger`.
+        """
+        if trigger in self._playable:
+            return self._playable[trigger]
+        found = self.group_for_trigger(trigger)
+        clips = self.clips
+        if clips is not None and (found is None or not any(m.name in clips for m in found.members)):
+            groups = self.records.get("animation groups", ())
+            for pair in self.records.get("animation triggers", ()):
+                if pair.event != trigger:
+                    continue
+                group = next((g for g in groups if g.name == pair.target and any(m.name in clips for m in g.members)),
+                             None)
+                if group is not None:
+                    found = group
+                    break
+        self._playable[trigger] = found
+        return found
 
     def reactions_for(self, trigger: str) -> list[ReactionTrigger]:
         """Every reaction-map entry for *trigger* (real maps have duplicates)."""

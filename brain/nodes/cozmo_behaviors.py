@@ -49,6 +49,7 @@ from .face_behaviors import FACE_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param
 from .play_behaviors import PLAY_CLASSES
+from .reaction_classes import REACTION_CLASSES
 from .sleeper import SLEEPER_CLASSES, WAKE_EVENT_KINDS, Awake, SleepUntilWoken
 
 __all__ = [
@@ -227,4 +228,5 @@ _CLASSES: tuple[BehaviorClass, ...] = (
 
 #: Every behaviour class the node library implements, in the order the format reference lists them.
 BEHAVIOR_CLASS_LIST: tuple[BehaviorClass, ...] = (*_CLASSES[:10], *SLEEPER_CLASSES, _CLASSES[10],
-                                                  *ORIENTATION_CLASSES, *FACE_CLASSES, *PLAY_CLASSES)
+                                                  *ORIENTATION_CLASSES, *FACE_CLASSES, *PLAY_CLASSES,
+                                                  *REACTION_CLASSES)

@@ -239,6 +239,8 @@ class Body:
     shake_until: float | None = None
     handled_until: float = 0.0
     handled_pose: tuple[str, bool] = (UPRIGHT, False)
+    #: the floor under the treads slopes nose-up by this much (°): the body's pitch when it stands on it
+    slope_deg: float = 0.0
     gyro_z: float = 0.0
     turn_target: float | None = None
     turn_speed: float = 0.0
@@ -502,6 +504,9 @@ class Body:
             return (SHAKE_ACCEL_MMPS2 * math.sin(phase), SHAKE_ACCEL_MMPS2 * math.cos(phase), g)
         if self.picked_up:
             return (600.0, 300.0, 9500.0)
+        if self.slope_deg:
+            slope = math.radians(self.slope_deg)
+            return (g * math.sin(slope), 0.0, g * math.cos(slope))
         return (0.0, 0.0, g)
 
     def body_gyro(self) -> Vector:

@@ -4,11 +4,15 @@ After the engine's SyncTime a real Cozmo drives lift and head to their low stops
 MotorCalibration for each, started and done; its first RobotState comes in the frame of the
 head's "done", about 1.3 s after SyncTime (the times are a real robot's, in :mod:`driver.hardware`).
 It does so once per boot: an engine that connects again to a robot still powered gets states at
-once. :class:`MotorCalibration` is that part of :class:`~driver.sim.server.SimulatedCozmo`.
+once. The engine may ask for a calibration again (StartMotorCalibration, as Anki's did for the head
+after a put-down with the body pitched): the motors asked for run to their stops in the same times
+and report started and done, while the states keep streaming. :class:`MotorCalibration` is that part
+of :class:`~driver.sim.server.SimulatedCozmo`.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +54,22 @@ class MotorCalibration:
         self._calibration = [(now + CALIBRATION_STARTS_S, self._calibration_starts),
                              (now + LIFT_CALIBRATED_S, lambda: self._calibrated(LIFT_MOTOR)),
                              (now + HEAD_CALIBRATED_S, lambda: self._calibrated(HEAD_MOTOR))]
+
+    def _h_StartMotorCalibration(self, msg: Any) -> None:
+        """Calibrate the lift and/or head on request: to their low stops, started and done."""
+        motors = [motor for motor, asked in ((LIFT_MOTOR, msg.lift), (HEAD_MOTOR, msg.head)) if asked]
+        if not motors:
+            return
+        now = asyncio.get_running_loop().time()
+        b = self.body
+        steps: list[tuple[float, Callable[[], None]]] = []
+        for motor in motors:
+            joint, done_s = (b.lift, LIFT_CALIBRATED_S) if motor == LIFT_MOTOR else (b.head, HEAD_CALIBRATED_S)
+            took = done_s - CALIBRATION_STARTS_S
+            joint.command_target(joint.lo, abs(joint.position - joint.lo) / took)
+            self._calibration_report(motor, started=True)
+            steps.append((now + took, lambda motor=motor: self._calibrated(motor)))  # type: ignore[misc]
+        self._calibration = sorted(self._calibration + steps, key=lambda step: step[0])
 
     def _calibration_due(self, now: float) -> None:
         """Carry out the calibration's steps due by loop time ``now``."""

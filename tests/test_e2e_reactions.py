@@ -1,0 +1,156 @@
+"""Cozmo's reactions to being handled and to its cubes, end to end over UDP.
+
+The daemon runs the default personality (with ReturnedToTreads handled by the app's
+ReactToReturnedToTreads class) as a user runs it, against the simulator in the test's process;
+the test shakes the robot, double-taps and moves a cube, and puts the robot down on a slope,
+and checks what reached the simulator: the dizzy clip's head keyframes, the search's head and
+turns, the sensing and upset clips, the head calibration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+
+import pytest
+
+from brain.assets.resource_set import ResourceSet
+
+from .conftest import eventually, run
+from .test_e2e_default import DEFAULT, RESOURCES, World, _finish, _start
+
+pytestmark = pytest.mark.e2e
+
+
+def _heads(world: World, after: float) -> list[int]:
+    """The head angles (°) of the animation keyframes that reached the simulator after ``after``."""
+    return [int(msg.angle_deg) for _, msg in world.messages("AnimHead", after)]
+
+
+def _in_order(seq: list[int], part: list[int]) -> bool:
+    """Whether ``part`` occurs in ``seq`` in order (a keyframe longer than a message can say is
+    sent as several, so a clip's angles arrive with steps between them)."""
+    it = iter(seq)
+    return all(any(x == want for x in it) for want in part)
+
+
+def _group_heads(rs: ResourceSet, trigger: str) -> list[list[int]]:
+    """The head keyframe angles of each clip the trigger's group may play."""
+    group = rs.playable_group_for_trigger(trigger)
+    assert group is not None, trigger
+    return [[round(k.angle_deg) for k in rs.clips.get(m.name).head_angle] for m in group.members]
+
+
+def _clip_started(world: World, after: float, choices: list[list[int]]) -> float | None:
+    """When a clip whose head keyframes are one of ``choices`` began reaching the simulator."""
+    starts = [t for t, _ in world.messages("StartAnimation", after)]
+    for start in starts:
+        end = next((s for s in starts if s > start), math.inf)
+        heads = [round(msg.angle_deg) for t, msg in world.messages("AnimHead", start) if t < end]
+        if any(choice and _in_order(heads, choice) and heads[-1] == choice[-1] for choice in choices):
+            return start
+    return None
+
+
+def test_shake_double_tap_cube_move_and_a_crooked_put_down(tmp_path: Path) -> None:
+    rs = ResourceSet.load([RESOURCES])
+    dizzy = [round(k.angle_deg) for k in rs.clips.get("anim_dizzy_01").head_angle]
+    personality = tmp_path / "handled.yaml"
+    personality.write_text(f"extends: {DEFAULT}\nname: handled\n"
+                           "reactions:\n"
+                           "  ReturnedToTreads: {behavior: ReactToReturnedToTreads, priority: 80}\n")
+
+    async def body() -> None:
+        world = await _start(tmp_path, personality, duration=90)
+        sim = world.sim
+        try:
+            sim.connect_cube(1)
+            await world.line(r"cube 0x[0-9a-f]+ connected in", timeout=15.0)
+
+            # shaken for 3 s (picked up, shaken, put down): dizzy once the shaking stops
+            shaken = world.now()
+            sim.body.shake(3.0)
+            await world.line(r"reaction RobotShaken \(priority", timeout=8.0, after=shaken)
+            await eventually(lambda: _in_order(_heads(world, shaken), dizzy), timeout=10.0, interval=0.1)
+            await asyncio.sleep(3.0)
+
+            # a double tap: it looks down and about for the cube (head to -5°, 30° each way)
+            tapped = world.now()
+            sim.tap_cube(1, taps=2)
+            await world.line(r"reaction DoubleTapDetected \(priority", timeout=3.0, after=tapped)
+            # (what reached the robot is looked at from the tap on: the log line may come after it)
+            await eventually(lambda: len(world.messages("TurnInPlace", tapped)) >= 3, timeout=10.0, interval=0.1)
+            heads = [math.degrees(msg.angle_rad) for _, msg in world.messages("SetHeadAngle", tapped)]
+            assert any(abs(h + 5.0) < 0.5 for h in heads), heads
+            turns = [round(math.degrees(msg.angle_rad)) for _, msg in world.messages("TurnInPlace", tapped)][:3]
+            assert turns == [30, -60, 30], turns
+            await asyncio.sleep(2.0)
+
+            # a single tap is not a double tap: the cube-tap reaction answers it
+            tapped = world.now()
+            sim.tap_cube(1, taps=1)
+            await world.line(r"reaction CubeTapped \(priority", timeout=3.0, after=tapped)
+            await asyncio.sleep(4.0)
+
+            # the cube moved: the sensing clip, then the upset one
+            moved = world.now()
+            sim.move_cube(1)
+            await world.line(r"reaction CubeMoved \(priority", timeout=3.0, after=moved)
+            sense = _group_heads(rs, "CubeMovedSense")
+            upset = _group_heads(rs, "CubeMovedUpset")
+            await eventually(lambda: _clip_started(world, moved, sense) is not None, timeout=8.0, interval=0.1)
+            first = _clip_started(world, moved, sense)
+            assert first is not None
+            await eventually(lambda: _clip_started(world, first, upset) is not None, timeout=10.0, interval=0.1)
+            await asyncio.sleep(3.0)
+
+            # put down on a 20° slope: the head is recalibrated; level, it is not
+            sim.body.slope_deg = 20.0
+            lifted = world.now()
+            sim.pick_up(2.0)
+            await world.line(r"reaction ReturnedToTreads \(priority", timeout=8.0, after=lifted)
+            await eventually(lambda: world.messages("StartMotorCalibration", lifted), timeout=3.0, interval=0.05)
+            await asyncio.sleep(2.0)  # the simulator calibrates the head and reports it done
+            ((_, calib),) = world.messages("StartMotorCalibration", lifted)
+            assert calib.head and not calib.lift
+            sim.body.slope_deg = 0.0
+            await asyncio.sleep(3.0)
+            lifted = world.now()
+            sim.pick_up(2.0)
+            await world.line(r"reaction ReturnedToTreads \(priority", timeout=8.0, after=lifted)
+            await asyncio.sleep(2.0)
+            assert not world.messages("StartMotorCalibration", lifted), "recalibrated on level ground"
+        finally:
+            code = await _finish(world, interrupt=True)
+        assert code == 0, world.text
+
+    run(body(), timeout=150)
+
+
+def test_the_reaction_classes_build_from_the_real_files(sample_resources: Path) -> None:
+    """Every real file of the reaction classes builds; the combined frustration file's two
+    reactions and the acknowledgement's cooldown come from the file."""
+    import random
+
+    from brain.context import BrainContext
+    from brain.nodes.behavior_class import BehaviorSpec
+    from brain.nodes.decorators import Cooldown
+    from brain.nodes.reaction_classes import REACTION_CLASSES, PlayFrustration
+    from brain.nodes.registry import BEHAVIOR_CLASSES
+
+    names = {c.name for c in REACTION_CLASSES}
+    sample = ResourceSet.load([sample_resources], index_clips=False)
+    records = [r for r in sample.behaviors.values() if r.behavior_class in names]
+    assert {r.behavior_class for r in records} == names
+    ctx = BrainContext(rng=random.Random(1))
+    built = {r.behavior_id: BEHAVIOR_CLASSES[r.behavior_class](ctx, BehaviorSpec.from_record(r)) for r in records}
+    assert all(tree.name == bid for bid, tree in built.items())
+    (play,) = [n for n in built["ReactToFrustration"].iterate() if isinstance(n, PlayFrustration)]
+    assert [(r[0], r[1], r[2]) for r in play.reactions] == [
+        (-0.6, "FrustratedByFailure", "FinishedMinorFrustration"),
+        (-0.9, "FrustratedByFailureMajor", "FinishedMajorFrustration")]
+    assert play.reactions[1][3] == ((80.0, 180.0), (150.0, 400.0))
+    (cooldown,) = [n for n in built["AcknowledgeObject"].iterate() if isinstance(n, Cooldown)]
+    assert cooldown.seconds == 600.0
+
