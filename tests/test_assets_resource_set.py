@@ -193,3 +193,25 @@ def test_long_loads_log_progress_at_info(tmp_path, caplog, monkeypatch):
     lines = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert any(m.startswith("resources: behaviours: 1 from 1 files") for m in lines)
     assert any("files loaded in" in m for m in lines)
+
+
+def test_a_trigger_whose_group_has_no_clip_installed_plays_a_later_roots_group(sample_resources):
+    """The real sample maps ReactToPickup to a group of the app's clips, none of them in the sample;
+    the project's resources map it to a group of their own clips: that one plays."""
+    import random
+
+    from brain.animations import AnimationLibrary
+
+    project = Path(__file__).resolve().parents[1] / "resources"
+    rs = load_resource_set([sample_resources, project])
+    first = rs.group_for_trigger("ReactToPickup")
+    assert first is not None and not any(m.name in rs.clips for m in first.members)
+    playable = rs.playable_group_for_trigger("ReactToPickup")
+    assert playable is not None and playable.origin.root == project.resolve() / "cozmo_resources"
+    library = AnimationLibrary(rs, player=None, clock=lambda: 0.0, rng=random.Random(1))  # type: ignore[arg-type]
+    assert library.clip_for_trigger("ReactToPickup") in {m.name for m in playable.members}
+    # a trigger only the sample maps, to clips it lacks, has nothing better: its own group
+    only_sample = next(t for t in rs.anim_triggers if rs.group_for_trigger(t) is not None
+                       and rs.playable_group_for_trigger(t) is rs.group_for_trigger(t)
+                       and not any(m.name in rs.clips for m in rs.group_for_trigger(t).members))
+    assert rs.playable_group_for_trigger(only_sample) is rs.group_for_trigger(only_sample)

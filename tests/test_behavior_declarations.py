@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from brain.nodes.behavior_class import BehaviorParamError, BehaviorSpec
+from brain.nodes.behavior_gaps import WHY_NOT_YET
 from brain.nodes.params import describe_kind
 from brain.nodes.reference import fill
 from brain.nodes.registry import BEHAVIOR_CLASSES, NODE_TYPES
@@ -146,3 +147,17 @@ def test_the_format_reference_tables_are_generated_from_the_declarations() -> No
         "docs/personality-format.md is stale: run python tools/gen_docs.py"
     for name in [*NODE_TYPES, *BEHAVIOR_CLASSES]:
         assert f"| `{name}` |" in doc, name
+
+
+def test_check_gives_the_share_with_a_node_and_why_each_class_is_left(tmp_path: Path, sample_resources: Path) -> None:
+    done = _cli(tmp_path, "check", "--resources", str(sample_resources))
+    found = re.search(r"Behaviour classes: (\d+) of (\d+) behaviours \((\d+) %\) have a node", done.stdout)
+    assert found, done.stdout[-2000:]
+    have, total = int(found[1]), int(found[2])
+    assert total == 78 and have >= 44
+    left = done.stdout.split("Behaviour classes without a node yet", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert left and sum(int(line.split()[1]) for line in left) == total - have
+    for line in left:
+        cls = line.split()[0]
+        assert cls not in BEHAVIOR_CLASSES
+        assert WHY_NOT_YET[cls] in line, line  # every class left says what it needs

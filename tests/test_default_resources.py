@@ -278,3 +278,17 @@ def test_light_patterns_the_behaviours_ask_for_exist(rs: ResourceSet) -> None:
         assert len(pattern.on_colors) == 3
         assert all(0.0 <= c <= 1.0 for rgba in pattern.on_colors for c in rgba)
     assert rs.cube_lights
+
+
+def test_every_song_of_the_app_has_its_own_clip(rs: ResourceSet, sample_resources: Path) -> None:
+    """Each of the app's Singing files names a song (``audioSwitch``) the project sings with a clip
+    of its own, at the file's tempo (``audioSwitchGroup``); the project's own files are the same."""
+    from brain.nodes.social_classes import SONG_TRIGGERS, song_clip
+
+    sample = ResourceSet.load([sample_resources], index_clips=False)
+    songs = [b for b in [*sample.behaviors.values(), *rs.behaviors.values()] if b.behavior_class == "Singing"]
+    assert len(songs) == 12
+    for song in songs:
+        clip = song_clip(song.params["audioSwitch"])
+        group = rs.group_for_trigger(SONG_TRIGGERS[song.params["audioSwitchGroup"]])
+        assert group is not None and clip in {m.name for m in group.members}, (song.behavior_id, clip)

@@ -339,7 +339,10 @@ def test_run_reacts_when_the_timeline_puts_the_robot_on_its_back(tmp_path: Path)
     # the put-down edge came while it still reacted: that reaction waited for its turn
     assert log.index("reaction RobotOnBack (priority") < log.index("reaction RobotOnBack finished") \
         < log.index("reaction ReturnedToTreads (priority")
-    assert re.search(r"\b0 missed", log), log
+    # the beats go on through the reactions (a loaded test machine may delay one past its period;
+    # a reaction that blocked the loop would miss dozens)
+    missed = re.search(r"\b(\d+) missed", log)
+    assert missed is not None and int(missed[1]) <= 2, log
 
 
 SHAKE_PERSONALITY = """\

@@ -18,6 +18,7 @@ from typing import Any
 
 from brain.assets import Issue, Severity, exit_code, format_report, load_resource_set, validate
 from brain.nodes.behavior_check import check_behavior_params, format_param_report
+from brain.nodes.behavior_gaps import WHY_NOT_YET
 from brain.nodes.registry import BEHAVIOR_CLASSES
 
 from .config import ConfigError, load_config
@@ -86,7 +87,8 @@ def check_command(args: argparse.Namespace) -> int:
     result.issues.extend(params.issues)
     result.issues.extend(_clip_issues(rs))
     issues = _personality_issues(personality, rs) if personality else None
-    sys.stdout.write(format_report(rs, result, personality=issues, personality_path=personality))
+    sys.stdout.write(format_report(rs, result, personality=issues, personality_path=personality,
+                                   why_not_yet=WHY_NOT_YET))
     sys.stdout.write("\n" + format_param_report(params, BEHAVIOR_CLASSES))
     sys.stdout.flush()
     return exit_code(list(result.issues) + list(issues or ()))

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import textwrap
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from .issues import Issue, Severity
@@ -116,8 +116,12 @@ def format_report(
     *,
     personality: Sequence[Issue] | None = None,
     personality_path: str | None = None,
+    why_not_yet: Mapping[str, str] | None = None,
 ) -> str:
-    """The whole report as text: what loaded, then every problem grouped by kind, then a summary."""
+    """The whole report as text: what loaded, then every problem grouped by kind, then a summary.
+
+    ``why_not_yet`` says, per behaviour class without a node, what it needs (printed beside it).
+    """
     short = _Paths(rs.roots)
     out: list[str] = []
     n = len(rs.roots)
@@ -167,13 +171,19 @@ def format_report(
     dups = by_code["duplicate"]
     out += _section(f"Duplicates ({len(dups)})", [_issue_line(i, short) for i in dups])
 
+    behaviours = len(rs.behaviors)
+    if behaviours:
+        with_node = behaviours - sum(len(v) for v in result.unimplemented.values())
+        share = f"{with_node} of {behaviours} behaviours ({100 * with_node / behaviours:.0f} %)"
+        out += ["", f"Behaviour classes: {share} have a node"]
     if result.unimplemented:
         total = sum(len(v) for v in result.unimplemented.values())
         rows = sorted(result.unimplemented.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         width = max(len(k) for k, _ in rows)
+        why = why_not_yet or {}
         out += _section(
             f"Behaviour classes without a node yet ({len(rows)} classes, {total} behaviours)",
-            [f"  {cls:<{width}}  {len(ids):>3}" for cls, ids in rows],
+            [f"  {cls:<{width}}  {len(ids):>3}  {why.get(cls, 'not written yet')}" for cls, ids in rows],
         )
 
     if personality is not None:

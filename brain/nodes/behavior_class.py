@@ -107,13 +107,15 @@ class Resolved:
     errors: list[tuple[str, str]]
 
 
-def _flatten(raw: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``raw`` with a nested ``params`` object's keys as ``params.<key>`` after the top-level ones."""
-    nested = raw.get("params")
-    if not isinstance(nested, Mapping):
+def _flatten(raw: Mapping[str, Any], sections: tuple[str, ...] = ("params",)) -> Mapping[str, Any]:
+    """``raw`` with the keys of its nested ``sections`` objects as ``<section>.<key>`` after the
+    top-level ones."""
+    nested = {name: raw[name] for name in sections if isinstance(raw.get(name), Mapping)}
+    if not nested:
         return raw
-    flat = {k: v for k, v in raw.items() if k != "params"}
-    flat.update({f"params.{k}": v for k, v in nested.items()})
+    flat = {k: v for k, v in raw.items() if k not in nested}
+    for name, inner in nested.items():
+        flat.update({f"{name}.{k}": v for k, v in inner.items()})
     return flat
 
 
@@ -130,6 +132,9 @@ class BehaviorClass:
     build: Callable[[BrainContext, BehaviorSpec], Behaviour]
     doc: str
     params: Mapping[str, Param] = field(default_factory=dict)
+    #: nested objects whose keys are read as parameters too (``params`` in FindFaces' files,
+    #: ``zero_block_config`` in RequestGameSimple's)
+    sections: tuple[str, ...] = ("params",)
 
     def keys(self, name: str) -> tuple[str, ...]:
         """The spellings of declared parameter ``name``: itself, then its aliases."""
@@ -138,11 +143,12 @@ class BehaviorClass:
     def resolve(self, raw: Mapping[str, Any]) -> Resolved:
         """Read ``raw`` against the declaration; never raises (errors are listed).
 
-        Some classes' files keep their parameters in a nested ``params`` object (FindFaces,
-        InteractWithFaces); its keys are read as well, written as ``params.<key>``, and a key
-        at the top level (a YAML override, say) wins over the nested one.
+        Some classes' files keep their parameters in a nested object (``params`` in FindFaces
+        and InteractWithFaces, ``zero_block_config`` in RequestGameSimple: :attr:`sections`);
+        its keys are read as well, written as ``params.<key>``, and a key at the top level (a
+        YAML override, say) wins over the nested one.
         """
-        raw = _flatten(raw)
+        raw = _flatten(raw, self.sections)
         folded: dict[str, str] = {}
         for key in raw:
             folded.setdefault(str(key).rsplit(".", 1)[-1].casefold(), str(key))

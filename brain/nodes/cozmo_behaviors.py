@@ -51,6 +51,7 @@ from .params import Param
 from .play_behaviors import PLAY_CLASSES
 from .reaction_classes import REACTION_CLASSES
 from .sleeper import SLEEPER_CLASSES, WAKE_EVENT_KINDS, Awake, SleepUntilWoken
+from .social_classes import SOCIAL_CLASSES
 
 __all__ = [
     "BEHAVIOR_CLASS_LIST",
@@ -229,4 +230,4 @@ _CLASSES: tuple[BehaviorClass, ...] = (
 #: Every behaviour class the node library implements, in the order the format reference lists them.
 BEHAVIOR_CLASS_LIST: tuple[BehaviorClass, ...] = (*_CLASSES[:10], *SLEEPER_CLASSES, _CLASSES[10],
                                                   *ORIENTATION_CLASSES, *FACE_CLASSES, *PLAY_CLASSES,
-                                                  *REACTION_CLASSES)
+                                                  *REACTION_CLASSES, *SOCIAL_CLASSES)

@@ -1,0 +1,202 @@
+"""Cozmo's behaviour classes for singing, asking for a game and playing to a face.
+
+* **PlayAnimWithFace**: turns to the last face it saw (if any; a failed turn does not stop it),
+  then plays its triggers in order, as Anki's PlayAnimSequenceWithFace did.
+* **Singing**: the get-in, the song, the get-out. The file's ``audioSwitchGroup`` names the tempo
+  (``Cozmo_Sings_80Bpm``, ``100Bpm`` or ``120Bpm``: the song trigger ``Singing_80bpm`` …) and
+  ``audioSwitch`` the song. In the app one clip per tempo played and the audio engine switched
+  the melody; here each song is a clip of its own whose sung notes sit on its beats
+  (``anim_cozmosings_<song>_01``, the song's name lower-cased without ``Cozmo_Sings_`` and
+  underscores: ``Cozmo_Sings_Row_Your_Boat`` → ``anim_cozmosings_rowyourboat_01``). Without that
+  clip it sings whatever the tempo's trigger plays.
+* **RequestGameSimple**: asks for a game without a cube (the file's ``zero_block_config``):
+  turns to the person, plays the request, then waits up to ``minRequestDelay_s`` for an answer
+  (a poke, a cube tap, the button) with its idle clip looping; answered, it is pleased (the
+  game itself was the app's); ignored, it plays the deny clip. The one-cube variant needs the
+  robot to pick up and carry a cube, and is not read.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from py_trees.behaviour import Behaviour
+from py_trees.common import Status
+
+from brain.context import BrainContext
+from driver.events import EVENT_KINDS
+
+from .actions import PlayAnimationTrigger, _cancel, _Polled
+from .behavior_class import (
+    EMOTION_EVENT,
+    BehaviorClass,
+    BehaviorParamError,
+    BehaviorSpec,
+    emotion_nodes,
+    triggers_param,
+)
+from .composites import Selector
+from .composites import Sequence as SequenceNode
+from .decorators import FailureIsSuccess
+from .params import Param
+from .play_behaviors import ANSWER_KINDS, AnsweredSince, Asked, WaitForAnswer
+from .world_actions import TurnTowardsFace
+
+__all__ = ["SOCIAL_CLASSES", "SONG_TRIGGERS", "PlaySong", "WaitPlayingIdle", "song_clip"]
+
+log = logging.getLogger(__name__)
+
+#: The song trigger of each of the app's tempo switch groups.
+SONG_TRIGGERS = {"Cozmo_Sings_80Bpm": "Singing_80bpm", "Cozmo_Sings_100Bpm": "Singing_100bpm",
+                 "Cozmo_Sings_120Bpm": "Singing_120bpm"}
+
+
+def song_clip(audio_switch: str) -> str:
+    """The clip that sings the song an ``audioSwitch`` names (see the module docstring)."""
+    name = audio_switch.removeprefix("Cozmo_Sings_").replace("_", "").lower()
+    return f"anim_cozmosings_{name}_01"
+
+
+def _seq(spec: BehaviorSpec, children: Sequence[Behaviour]) -> Behaviour:
+    return SequenceNode(spec.behavior_id, memory=True, children=list(children))
+
+
+def _play(ctx: BrainContext, trigger: str | None) -> list[Behaviour]:
+    return [PlayAnimationTrigger(trigger, ctx, trigger)] if trigger else []
+
+
+class PlaySong(_Polled):
+    """Sing the song's own clip if it is installed, else what the tempo's trigger plays."""
+
+    def __init__(self, name: str, ctx: BrainContext, clip: str | None, trigger: str) -> None:
+        super().__init__(name, ctx)
+        self.clip, self.trigger = clip, trigger
+        self.sung: str | None = None
+
+    def start(self) -> Any:
+        assert self.ctx.animations is not None
+        if self.clip is not None:
+            try:
+                handle = self.ctx.animations.play_clip(self.clip)
+            except KeyError:
+                log.debug("%s: no clip %s; singing what %s plays", self.name, self.clip, self.trigger)
+            else:
+                self.sung = self.clip
+                self.describe(animation=self.clip)
+                return handle
+        self.sung = self.trigger
+        self.describe(animation=self.trigger)
+        return self.ctx.animations.play_trigger(self.trigger)
+
+
+class WaitPlayingIdle(WaitForAnswer):
+    """:class:`WaitForAnswer` with an idle clip looping meanwhile (cut short by the answer)."""
+
+    def __init__(self, name: str, ctx: BrainContext, kinds: Sequence[str], seconds: float, asked: Asked | None,
+                 idle_trigger: str | None) -> None:
+        super().__init__(name, ctx, kinds, seconds, asked)
+        self.idle_trigger = idle_trigger
+        self._idle: Any = None
+
+    def update(self) -> Status:
+        status = super().update()
+        if status is Status.RUNNING and self.idle_trigger and self.ctx.animations is not None:
+            if self._idle is None or self._idle.done():
+                try:
+                    self._idle = self.ctx.animations.play_trigger(self.idle_trigger)
+                except KeyError as exc:  # no such trigger: wait without it
+                    log.debug("%s: %s", self.name, exc)
+                    self.idle_trigger = None
+        return status
+
+    def terminate(self, new_status: Status) -> None:
+        if self._idle is not None and not self._idle.done():
+            _cancel(self._idle)
+        self._idle = None
+        super().terminate(new_status)
+
+
+# ----------------------------------------------------------------------------- factories
+
+
+def play_anim_with_face(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
+    """PlayAnimWithFace: turn to the last face seen (if it can), then play the triggers in order."""
+    triggers = spec.value("animTriggers")
+    if not triggers:
+        raise BehaviorParamError(spec.behavior_id, "animTriggers", "PlayAnimWithFace needs at least one trigger")
+    turn = FailureIsSuccess("if it can", TurnTowardsFace("turn to the face", ctx, spec.value("maxFaceAge_s")))
+    return _seq(spec, [turn, *(PlayAnimationTrigger(t, ctx, t) for t in triggers), *emotion_nodes(ctx, spec)])
+
+
+def singing(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
+    """Singing: the get-in, the song (its own clip, else the tempo's trigger), the get-out."""
+    v = spec.value
+    trigger = v("songAnimTrigger") or SONG_TRIGGERS[v("audioSwitchGroup")]
+    switch = v("audioSwitch")
+    song = PlaySong("song", ctx, song_clip(switch) if switch else None, trigger)
+    return _seq(spec, [*_play(ctx, v("getInAnimTrigger")), song, *_play(ctx, v("getOutAnimTrigger")),
+                       *emotion_nodes(ctx, spec)])
+
+
+def request_game_simple(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
+    """RequestGameSimple: turn to the person, ask, wait with the idle clip, then pleased or denied."""
+    v = spec.value
+    kinds = v("answeredBy")
+    asked = Asked("ask", ctx)
+    turn = FailureIsSuccess("if it can", TurnTowardsFace("turn to the person", ctx, v("maxFaceAge_s")))
+    request = Selector("request", memory=False, children=[
+        AnsweredSince("answered already", ctx, kinds, asked),
+        SequenceNode("the request", memory=True, children=[*_play(ctx, v("initial_animName")),
+                                                            *_play(ctx, v("request_animName"))]),
+    ])
+    answered = SequenceNode("answered", memory=True, children=[
+        asked, turn, request,
+        WaitPlayingIdle("wait for an answer", ctx, kinds, v("minRequestDelay_s"), asked, v("idle_animName")),
+        *emotion_nodes(ctx, spec, "acceptEmotionEvent"), *_play(ctx, v("acceptAnimTrigger")),
+    ])
+    ignored = SequenceNode("ignored", memory=True, children=[
+        *emotion_nodes(ctx, spec, "denyEmotionEvent"), *_play(ctx, v("deny_animName")),
+    ])
+    return _seq(spec, [Selector("answer", memory=True, children=[answered, ignored]), *emotion_nodes(ctx, spec)])
+
+
+_FINAL = {"finalEmotionEvent": EMOTION_EVENT}
+_FACE_AGE = Param("number", default=30.0, minimum=0.0, doc="turn to a face seen within this long (s)")
+
+#: The classes of this module and what they read.
+SOCIAL_CLASSES: tuple[BehaviorClass, ...] = (
+    BehaviorClass("PlayAnimWithFace", play_anim_with_face,
+                  "turns to the last face seen (if any), then plays its triggers in order",
+                  {"animTriggers": triggers_param(required=True), "maxFaceAge_s": _FACE_AGE, **_FINAL}),
+    BehaviorClass("Singing", singing,
+                  "`Singing_GetIn`, the song (`audioSwitch`'s own clip, else the tempo's trigger), `Singing_GetOut`",
+                  {"audioSwitchGroup": Param("str", default="Cozmo_Sings_120Bpm", choices=tuple(SONG_TRIGGERS),
+                                             doc="the tempo: which `Singing_<bpm>bpm` trigger sings"),
+                   "audioSwitch": Param("str", doc="the song (`Cozmo_Sings_Row_Your_Boat` …)"),
+                   "songAnimTrigger": Param("str", doc="sing this trigger instead of the tempo's"),
+                   "getInAnimTrigger": Param("str", default="Singing_GetIn", doc="before the song (\"\": none)"),
+                   "getOutAnimTrigger": Param("str", default="Singing_GetOut", doc="after the song (\"\": none)"),
+                   **_FINAL}),
+    BehaviorClass("RequestGameSimple", request_game_simple,
+                  "turns to the person, plays the request, waits with its idle clip for a poke, tap or the "
+                  "button; pleased, or the deny clip",
+                  {"initial_animName": Param("str", doc="before the request"),
+                   "preDrive_animName": Param("str", doc="before driving a cube over (with a cube only; not played)"),
+                   "request_animName": Param("str", doc="the request"),
+                   "idle_animName": Param("str", doc="looped while it waits"),
+                   "deny_animName": Param("str", doc="nobody answered"),
+                   "minRequestDelay_s": Param("number", default=5.0, minimum=0.5, doc="how long it waits (s)"),
+                   "score_factor": Param("number", default=1.0, minimum=0.0, doc="the app's score factor without "
+                                                                                 "a cube (kept for the chooser)"),
+                   "use_block": Param("bool", default=True, doc="the app's: ask with a cube when one is known"),
+                   "answeredBy": Param("str_list", default=list(ANSWER_KINDS), choices=tuple(sorted(EVENT_KINDS)),
+                                       doc="robot events that answer it"),
+                   "maxFaceAge_s": _FACE_AGE,
+                   "acceptAnimTrigger": Param("str", default="Happy", doc="played when answered"),
+                   "acceptEmotionEvent": Param("str", default="RequestToPlayAccepted", doc="fired when answered"),
+                   "denyEmotionEvent": Param("str", default="RequestToPlayIgnored", doc="fired when ignored"),
+                   **_FINAL},
+                  sections=("zero_block_config",)),
+)
