@@ -12,7 +12,7 @@ sleeps (``rest_rate``), and everything that happens to the robot pays some of it
 a lively visit keeps it up for a while after. At ``sleepy_after_s`` the robot is
 sleepy (the ``sleepy`` condition); a nap ends by itself once the debt is paid (rested), or after
 ``nap_max_s``. On its charger it is sleepy sooner (``sleepy_on_charger_s``). With the defaults a
-robot left alone is up about 15 minutes and naps about 20: awake some 40 % of a quiet day, while
+robot left alone is up about 20 minutes and naps about 25: awake some 45 % of a quiet day, while
 visitors keep it up.
 """
 
@@ -59,20 +59,20 @@ class SleepParams:
     """How a robot tires and rests (a personality's ``arousal:`` section; see the module docstring)."""
 
     #: sleep debt (s) at which it is sleepy: this long awake with nothing happening
-    sleepy_after_s: float = 900.0
+    sleepy_after_s: float = 1200.0
     #: debt added per second awake
     tire_rate: float = 1.0
     #: debt paid back per second asleep
-    rest_rate: float = 0.7
+    rest_rate: float = 0.8
     #: a nap ends by itself after this long even if the debt is not paid (s)
     nap_max_s: float = 2700.0
     #: debt (s) at start-up
     initial_debt_s: float = 0.0
     #: on its charger it is sleepy at this debt instead (s): it prefers to sleep there
-    sleepy_on_charger_s: float = 450.0
+    sleepy_on_charger_s: float = 600.0
     #: what happens can pay the debt below nothing, down to minus this (s): a lively visit keeps
     #: it up longer than one it merely woke for (sleep itself pays it only to nothing)
-    reserve_s: float = 600.0
+    reserve_s: float = 900.0
     #: seconds of debt one event of a kind pays off
     stimuli: Mapping[str, float] = field(default_factory=lambda: DEFAULT_STIMULI)
 

@@ -21,7 +21,7 @@ ROOT = "root: {type: wait, params: {seconds: 1}}\n"
 
 def test_the_debt_builds_awake_is_paid_asleep_and_by_stimuli_within_its_bounds() -> None:
     a = Arousal()
-    a.configure(SleepParams(sleepy_after_s=100.0, tire_rate=2.0, rest_rate=0.5, initial_debt_s=10.0,
+    a.configure(SleepParams(sleepy_after_s=100.0, tire_rate=2.0, rest_rate=0.5, initial_debt_s=10.0, reserve_s=600.0,
                             stimuli={"poked": 40.0, "face_seen": 500.0, "picked_up": 50.0}))
     assert a.debt_s == 10.0
     a.update([], 0.0)

@@ -192,8 +192,11 @@ def test_long_moves_are_chunked_to_fit_the_byte_duration() -> None:
 def test_a_face_lock_keeps_the_face_while_the_head_track_plays() -> None:
     async def body(sim: SimulatedCozmo, robot: Robot, ctl: AnimationController) -> None:
         ctl.start()
-        await asyncio.sleep(0.1)
+        await eventually(lambda: sim.display.images > 0, timeout=3.0)
         lock = ctl.lock(["face"], owner="A")
+        # an image sent just before the lock may still be on its way (a loaded machine delays it):
+        # the count starts once it has had time to arrive; nothing is sent under the lock meanwhile
+        await asyncio.sleep(0.3)
         images = sim.display.images
         pb = ctl.play(demo_clip())
         await pb

@@ -126,3 +126,111 @@ def test_sings_turns_to_the_person_asks_for_games(tmp_path: Path, sample_resourc
         assert code == 0, d.text[-3000:]
 
     run(body(), timeout=150)
+
+
+def test_fist_bump_bumped_then_left_hanging(tmp_path: Path, sample_resources: Path) -> None:
+    """The real FistBump file twice: the first time a knuckle knocks the raised lift (the simulator's
+    fist_bump) and the success clip follows; the second time nobody does: it asks again, then is
+    left hanging (the sad clip), and no success clip comes."""
+    pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
+    rs = ResourceSet.load([sample_resources, RESOURCES])
+
+    def heads(trigger: str) -> list[list[int]]:
+        group = rs.playable_group_for_trigger(trigger)
+        assert group is not None, trigger
+        return [[round(k.angle_deg) for k in rs.clips.get(m.name).head_angle] for m in group.members
+                if m.name in rs.clips]
+
+    ask, happy, sad = heads("FistBumpRequestOnce"), heads("FistBumpSuccess"), heads("FistBumpLeftHanging")
+    (tmp_path / "bump.yaml").write_text(
+        "name: bump\n"
+        "root:\n"
+        "  type: sequence\n"
+        "  children:\n"
+        "    - {type: wait, params: {seconds: 3}}\n"      # the face is seen first
+        "    - {behavior: FistBump}\n"
+        "    - {type: wait, params: {seconds: 2}}\n"
+        "    - {behavior: FistBump}\n"
+        "    - {type: wait, params: {seconds: 300}}\n")
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "bump.yaml", "--resources", str(sample_resources),
+                        "--resources", str(RESOURCES))
+        try:
+            t0 = d.now()
+            (step,) = parse_script("- {at: 0, face: alice, bearing_deg: 15, distance_m: 0.6, height_m: 0.25}\n")
+            d.sim.run_step(step)
+            await eventually(lambda: _played(d, t0, ask) is not None, timeout=15.0, interval=0.05)
+            asked = _played(d, t0, ask)
+            assert asked is not None
+            # the fist is up and still; a knuckle knocks it
+            await eventually(lambda: d.now() - asked > 2.6, timeout=5.0, interval=0.05)
+            (bump,) = parse_script("- {at: 0, event: fist_bump}\n")
+            bumped = d.now()
+            d.sim.run_step(bump)
+            await eventually(lambda: _played(d, bumped, happy) is not None, timeout=5.0, interval=0.05)
+            pleased = _played(d, bumped, happy)
+            assert pleased is not None and pleased - bumped < 2.0, pleased - bumped
+            # the second time nobody bumps: asked twice, then left hanging
+            await eventually(lambda: len(_starts(d, pleased, ask)) >= 2, timeout=25.0, interval=0.1)
+            again = _starts(d, pleased, ask)
+            await eventually(lambda: _played(d, again[1], sad) is not None, timeout=15.0, interval=0.1)
+            assert _played(d, again[0], happy) is None  # no success without a bump
+        finally:
+            d.signal(signal.SIGINT)
+            code = await d.wait(20.0)
+            await d.close()
+        assert code == 0, d.text[-3000:]
+
+    run(body(), timeout=150)
+
+
+def test_peekaboo_two_peeks_then_happy(tmp_path: Path, sample_resources: Path) -> None:
+    """The real FPPeekABoo file, held to two peeks: it asks, the person hides (leaves the picture)
+    and comes back: surprised; it asks again, she hides and comes back: it ends happy."""
+    pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
+    rs = ResourceSet.load([sample_resources, RESOURCES])
+
+    def heads(trigger: str) -> list[list[int]]:
+        group = rs.playable_group_for_trigger(trigger)
+        assert group is not None, trigger
+        return [[round(k.angle_deg) for k in rs.clips.get(m.name).head_angle] for m in group.members
+                if m.name in rs.clips]
+
+    request, surprised, happy = heads("PeekABooLowIntensity"), heads("PeekABooSurprised"), heads("PeekABooGetOutHappy")
+    (tmp_path / "peek.yaml").write_text(
+        "name: peek\n"
+        "root:\n"
+        "  type: sequence\n"
+        "  children:\n"
+        "    - {type: wait, params: {seconds: 3}}\n"
+        "    - {behavior: FPPeekABoo, params: {minTimesPeekBeforeQuit: 2, maxTimesPeekBeforeQuit: 2}}\n"
+        "    - {type: wait, params: {seconds: 300}}\n")
+    here = "- {at: 0, face: alice, bearing_deg: 10, distance_m: 0.6, height_m: 0.25}\n"
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "peek.yaml", "--resources", str(sample_resources),
+                        "--resources", str(RESOURCES))
+        try:
+            t0 = d.now()
+            d.sim.run_step(parse_script(here)[0])
+            after = t0
+            for peek in (1, 2):
+                await eventually(lambda a=after: _played(d, a, request) is not None, timeout=20.0, interval=0.05)
+                asked = _played(d, after, request)
+                assert asked is not None
+                await eventually(lambda a=asked: d.now() - a > 3.0, timeout=5.0, interval=0.05)
+                d.sim.run_step(parse_script("- {at: 0, face_leaves: alice}\n")[0])  # hides her face
+                await eventually(lambda a=asked: d.now() - a > 6.0, timeout=5.0, interval=0.05)
+                back = d.now()
+                d.sim.run_step(parse_script(here)[0])  # peekaboo!
+                answer = surprised if peek == 1 else happy
+                await eventually(lambda b=back, c=answer: _played(d, b, c) is not None, timeout=8.0, interval=0.05)
+                after = back
+        finally:
+            d.signal(signal.SIGINT)
+            code = await d.wait(20.0)
+            await d.close()
+        assert code == 0, d.text[-3000:]
+
+    run(body(), timeout=150)

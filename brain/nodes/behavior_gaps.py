@@ -29,8 +29,6 @@ WHY_NOT_YET: Mapping[str, str] = MappingProxyType({
     "OnboardingShowCube": "needs cube markers seen (the app's onboarding)",
     "ThinkAboutBeacons": "needs the hiking activity's beacons (cube markers)",
     "ExpressNeeds": "needs the needs (Energy, Play, Repair) to express",
-    "PeekABoo": "not written yet (a face hidden and shown again)",
-    "FistBump": "needs the lift pushed by a hand (not sensed yet)",
     "GuardDog": "needs cubes lying still to guard (cube accelerometer streams)",
     "ReactToPet": "needs a pet detector (the vision finds human faces only)",
     "ReactToVoiceCommand": "needs voice commands (the app heard them through the phone)",

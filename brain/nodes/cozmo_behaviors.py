@@ -48,6 +48,7 @@ from .composites import Sequence as SequenceNode
 from .face_behaviors import FACE_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param
+from .peekaboo import PEEKABOO_CLASSES
 from .play_behaviors import PLAY_CLASSES
 from .reaction_classes import REACTION_CLASSES
 from .sleeper import SLEEPER_CLASSES, WAKE_EVENT_KINDS, Awake, SleepUntilWoken
@@ -230,4 +231,5 @@ _CLASSES: tuple[BehaviorClass, ...] = (
 #: Every behaviour class the node library implements, in the order the format reference lists them.
 BEHAVIOR_CLASS_LIST: tuple[BehaviorClass, ...] = (*_CLASSES[:10], *SLEEPER_CLASSES, _CLASSES[10],
                                                   *ORIENTATION_CLASSES, *FACE_CLASSES, *PLAY_CLASSES,
-                                                  *REACTION_CLASSES, *SOCIAL_CLASSES)
+                                                  *REACTION_CLASSES, *SOCIAL_CLASSES,
+                                                  *PEEKABOO_CLASSES)

@@ -14,11 +14,18 @@
   (a poke, a cube tap, the button) with its idle clip looping; answered, it is pleased (the
   game itself was the app's); ignored, it plays the deny clip. The one-cube variant needs the
   robot to pick up and carry a cube, and is not read.
+* **FistBump**: turns to the person (looking up for one for ``maxTimeToLookForFace_s`` when it
+  knows of none; without one it gives up when ``abortIfNoFaceFound``), raises its lift like a
+  fist and waits while its waiting clip plays. A bump is the lift knocked up by more than half a
+  degree, the head rocked faster than 10°/s or jolted by 4000 mm/s² along x (Anki's thresholds):
+  then the success clip. Not bumped, it asks again (``maxAttempts`` in all), then plays being left
+  hanging.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,7 +35,7 @@ from py_trees.common import Status
 from brain.context import BrainContext
 from driver.events import EVENT_KINDS
 
-from .actions import PlayAnimationTrigger, _cancel, _Polled
+from .actions import ContextBehaviour, PlayAnimationTrigger, SetHeadAngle, Wait, _cancel, _Polled
 from .behavior_class import (
     EMOTION_EVENT,
     BehaviorClass,
@@ -44,7 +51,7 @@ from .params import Param
 from .play_behaviors import ANSWER_KINDS, AnsweredSince, Asked, WaitForAnswer
 from .world_actions import TurnTowardsFace
 
-__all__ = ["SOCIAL_CLASSES", "SONG_TRIGGERS", "PlaySong", "WaitPlayingIdle", "song_clip"]
+__all__ = ["SOCIAL_CLASSES", "SONG_TRIGGERS", "PlaySong", "WaitForBump", "WaitPlayingIdle", "song_clip"]
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +125,67 @@ class WaitPlayingIdle(WaitForAnswer):
         super().terminate(new_status)
 
 
+class WaitForBump(ContextBehaviour):
+    """Play the waiting clip once: SUCCESS as soon as the raised lift is bumped, FAILURE when the
+    clip ends first.
+
+    The lift, the head's rocking and its jolt are compared with what they were ``settle_s`` into
+    the wait (the lift has reached the fist's height by then).
+    """
+
+    def __init__(self, name: str, ctx: BrainContext, idle_trigger: str | None, settle_s: float = 0.4,
+                 lift_deg: float = 0.5, gyro_dps: float = 10.0, accel_mmps2: float = 4000.0) -> None:
+        super().__init__(name, ctx)
+        self.idle_trigger = idle_trigger
+        self.settle_s, self.lift_deg, self.gyro_dps, self.accel_mmps2 = settle_s, lift_deg, gyro_dps, accel_mmps2
+        self._idle: Any = None
+        self._started = 0.0
+        self._base: tuple[float, float] | None = None
+        self.bumped_by: str | None = None
+
+    def initialise(self) -> None:
+        self._idle, self._base, self.bumped_by = None, None, None
+        self._started = self.ctx.now()
+        if self.idle_trigger and self.ctx.animations is not None:
+            try:
+                self._idle = self.ctx.animations.play_trigger(self.idle_trigger)
+            except KeyError as exc:
+                log.debug("%s: %s", self.name, exc)
+
+    def _bump(self) -> str | None:
+        robot = self.ctx.robot
+        state = robot.state if robot is not None else None
+        if state is None:
+            return None
+        p = state.proprioception
+        if self._base is None:
+            if self.ctx.now() - self._started >= self.settle_s:
+                self._base = (p.lift_angle_rad, p.imu.accel_x_mmps2)
+            return None
+        if abs(math.degrees(p.lift_angle_rad - self._base[0])) > self.lift_deg:
+            return "the lift"
+        if abs(math.degrees(p.imu.gyro_y_radps)) > self.gyro_dps:
+            return "a rock of the head"
+        if abs(p.imu.accel_x_mmps2 - self._base[1]) > self.accel_mmps2:
+            return "a jolt"
+        return None
+
+    def update(self) -> Status:
+        self.bumped_by = self._bump()
+        if self.bumped_by is not None:
+            self.feedback_message = f"bumped: {self.bumped_by}"
+            return Status.SUCCESS
+        if self._idle is None or self._idle.done() or self.ctx.now() - self._started > MAX_WAIT_S:
+            return self.fail("not bumped")
+        self.feedback_message = "waiting for a bump"
+        return Status.RUNNING
+
+    def terminate(self, new_status: Status) -> None:
+        if self._idle is not None and not self._idle.done():
+            _cancel(self._idle)
+        self._idle = None
+
+
 # ----------------------------------------------------------------------------- factories
 
 
@@ -128,6 +196,31 @@ def play_anim_with_face(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
         raise BehaviorParamError(spec.behavior_id, "animTriggers", "PlayAnimWithFace needs at least one trigger")
     turn = FailureIsSuccess("if it can", TurnTowardsFace("turn to the face", ctx, spec.value("maxFaceAge_s")))
     return _seq(spec, [turn, *(PlayAnimationTrigger(t, ctx, t) for t in triggers), *emotion_nodes(ctx, spec)])
+
+
+def fist_bump(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
+    """FistBump: to the person, the fist raised, a wait for the bump (asked again), pleased or left hanging."""
+    v = spec.value
+    look: list[Behaviour] = [
+        TurnTowardsFace("turn to the face", ctx, v("maxFaceAge_s")),
+        SequenceNode("look for a face", memory=True, children=[
+            SetHeadAngle("look up", ctx, LOOK_FOR_FACE_HEAD_DEG),
+            WaitForAnswer("wait for a face", ctx, ["face_seen"], v("maxTimeToLookForFace_s")),
+            TurnTowardsFace("turn to it", ctx, v("maxFaceAge_s"))]),
+    ]
+    if not v("abortIfNoFaceFound"):
+        look.append(Wait("without a face", ctx, 0.0))
+    attempts: list[Behaviour] = [WaitForBump("wait for the bump", ctx, v("idleAnimTrigger"))]
+    for n in range(2, v("maxAttempts") + 1):
+        attempts.append(SequenceNode(f"ask again ({n})", memory=True, children=[
+            *_play(ctx, v("retryAnimTrigger")), WaitForBump("wait for the bump", ctx, v("idleAnimTrigger"))]))
+    bumped = SequenceNode("bumped", memory=True, children=[
+        Selector("a bump?", memory=True, children=attempts), *_play(ctx, v("successAnimTrigger")),
+        *emotion_nodes(ctx, spec, "successEmotionEvent")])
+    hanging = SequenceNode("left hanging", memory=True, children=[
+        *_play(ctx, v("failAnimTrigger")), *emotion_nodes(ctx, spec, "failEmotionEvent")])
+    return _seq(spec, [Selector("find the person", memory=True, children=look), *_play(ctx, v("requestAnimTrigger")),
+                       Selector("the bump", memory=True, children=[bumped, hanging]), *emotion_nodes(ctx, spec)])
 
 
 def singing(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
@@ -163,6 +256,10 @@ def request_game_simple(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
 
 
 _FINAL = {"finalEmotionEvent": EMOTION_EVENT}
+#: Where FistBump looks for a face it does not know of (°, Anki's).
+LOOK_FOR_FACE_HEAD_DEG = 35.0
+#: The longest a bump is waited for in one attempt, whatever the waiting clip (s).
+MAX_WAIT_S = 10.0
 _FACE_AGE = Param("number", default=30.0, minimum=0.0, doc="turn to a face seen within this long (s)")
 
 #: The classes of this module and what they read.
@@ -199,4 +296,20 @@ SOCIAL_CLASSES: tuple[BehaviorClass, ...] = (
                    "denyEmotionEvent": Param("str", default="RequestToPlayIgnored", doc="fired when ignored"),
                    **_FINAL},
                   sections=("zero_block_config",)),
+    BehaviorClass("FistBump", fist_bump,
+                  "turns to the person, raises its fist (the lift), waits for a bump while `FistBumpIdle` plays; "
+                  "`FistBumpSuccess`, or asks again and then `FistBumpLeftHanging`",
+                  {"maxTimeToLookForFace_s": Param("number", default=3.0, minimum=0.0,
+                                                   doc="how long it looks up for a face it does not know of (s)"),
+                   "abortIfNoFaceFound": Param("bool", default=True, doc="give up without a face"),
+                   "maxFaceAge_s": _FACE_AGE,
+                   "maxAttempts": Param("int", default=2, minimum=1, maximum=5, doc="asks in all"),
+                   "requestAnimTrigger": Param("str", default="FistBumpRequestOnce", doc="the first ask"),
+                   "retryAnimTrigger": Param("str", default="FistBumpRequestRetry", doc="asking again"),
+                   "idleAnimTrigger": Param("str", default="FistBumpIdle", doc="played while it waits for the bump"),
+                   "successAnimTrigger": Param("str", default="FistBumpSuccess", doc="bumped"),
+                   "failAnimTrigger": Param("str", default="FistBumpLeftHanging", doc="not bumped"),
+                   "successEmotionEvent": Param("str", default="FistBumpSuccess", doc="fired when bumped"),
+                   "failEmotionEvent": Param("str", default="FistBumpLeftHanging", doc="fired when left hanging"),
+                   **_FINAL}),
 )

@@ -64,6 +64,12 @@ SHAKE_GYRO_RADPS = 4.0
 #: this rate (rad/s) for this long (s): a real robot is never moved without its gyro seeing it.
 HANDLING_GYRO_RADPS = 1.0
 HANDLING_S = 0.5
+#: A fist bump: a knuckle knocks the raised lift up by BUMP_LIFT_MM and jolts the body back
+#: (BUMP_ACCEL_MMPS2 along x, rocking at BUMP_GYRO_RADPS) for BUMP_S.
+BUMP_LIFT_MM = 3.0
+BUMP_ACCEL_MMPS2 = 6000.0
+BUMP_GYRO_RADPS = 0.6
+BUMP_S = 0.15
 
 
 #: The simulated cell is full at this voltage: charging stops there (after CHARGING_MIN_S at least).
@@ -241,6 +247,8 @@ class Body:
     handled_pose: tuple[str, bool] = (UPRIGHT, False)
     #: the floor under the treads slopes nose-up by this much (°): the body's pitch when it stands on it
     slope_deg: float = 0.0
+    #: a fist bump jolts the body until then (s)
+    bump_until: float = 0.0
     gyro_z: float = 0.0
     turn_target: float | None = None
     turn_speed: float = 0.0
@@ -300,6 +308,11 @@ class Body:
         self.picked_up = True
         self.shake_until = self.time_s + duration
         self.stop_all()
+
+    def fist_bump(self) -> None:
+        """A knuckle knocks the raised lift: the lift is pushed up a little and the body jolts back."""
+        self.lift.position = min(self.lift.hi, self.lift.position + BUMP_LIFT_MM)
+        self.bump_until = self.time_s + BUMP_S
 
     @property
     def shaking(self) -> bool:
@@ -504,6 +517,8 @@ class Body:
             return (SHAKE_ACCEL_MMPS2 * math.sin(phase), SHAKE_ACCEL_MMPS2 * math.cos(phase), g)
         if self.picked_up:
             return (600.0, 300.0, 9500.0)
+        if self.time_s < self.bump_until:
+            return (-BUMP_ACCEL_MMPS2, 0.0, g)
         if self.slope_deg:
             slope = math.radians(self.slope_deg)
             return (g * math.sin(slope), 0.0, g * math.cos(slope))
@@ -516,6 +531,8 @@ class Body:
             return (SHAKE_GYRO_RADPS * math.cos(2 * math.pi * SHAKE_HZ * self.time_s), 0.0, 0.0)
         if self.time_s < self.handled_until:
             return (0.0, -HANDLING_GYRO_RADPS, 0.0)
+        if self.time_s < self.bump_until:
+            return (0.0, -BUMP_GYRO_RADPS, self.gyro_z)
         return (0.0, 0.0, self.gyro_z)
 
     def accel(self) -> Vector:

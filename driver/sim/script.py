@@ -67,6 +67,7 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "motion": {"motion": (str, REQUIRED), "bearing_deg": (float, 0.0), "distance_m": (float, None),
                "height_m": (float, None), "for": (float, 2.0)},
     "shake": {"for": (float, 2.0)},
+    "fist_bump": {},
 }
 #: Steps that may leave out ``event``: the field of that name says which it is ({at: 5, face: alice}).
 SHORT_FORMS = ("orientation", "face_leaves", "face", "motion")

@@ -156,6 +156,7 @@ class WorldEvents:
             "reboot": lambda: self.reboot(a.get("for") or 0.0),
             "orientation": lambda: self.body.set_orientation(a["orientation"], a.get("for")),
             "shake": lambda: self.body.shake(a["for"]),
+            "fist_bump": self.body.fist_bump,
         }
         log.info("sim: scripted %s at %.1f s %s", step.event, step.at, a or "")
         actions[step.event]()
