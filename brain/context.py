@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from brain.arousal import Arousal
+from brain.needs import Needs
 from brain.reactions import event_value_matches
 from brain.world import WorldModel
 from driver.samples import RobotStateSample
@@ -187,8 +188,9 @@ class BrainContext:
     time of day and whether the personality's quiet hours or night are on.
 
     Brain state beside the mood, written by the tick only: ``world`` (what the robot knows of its
-    surroundings: faces, motion, cubes) and ``arousal`` (awake, drowsy or asleep, since when and
-    why; the sleep behaviours write it, the day report and the dashboard read it).
+    surroundings: faces, motion, cubes), ``arousal`` (awake, drowsy or asleep, since when and
+    why; the sleep behaviours write it, the day report and the dashboard read it) and ``needs``
+    (Energy, Play and Repair: :mod:`brain.needs`).
     """
 
     robot: RobotLike | None = None
@@ -203,6 +205,7 @@ class BrainContext:
     rhythm: DayRhythm | None = None
     world: WorldModel = field(default_factory=WorldModel)
     arousal: Arousal = field(default_factory=Arousal)
+    needs: Needs = field(default_factory=Needs)
     #: The same events filed by kind, each kind with its own memory: a condition asking for a rare
     #: kind ("poked within 90 s") reads a short list, and frequent status events cannot push a
     #: rare one out of memory.
@@ -247,7 +250,10 @@ class BrainContext:
             yield event
 
     def fire_emotion(self, name: str | None) -> bool:
-        """Trigger emotion event ``name`` on the mood, if there is a mood and it knows the event."""
+        """Trigger emotion event ``name`` on the mood, if there is a mood and it knows the event
+        (and on the needs, which some events fill or drain)."""
+        if name:
+            self.needs.emotion_event(name, self.clock())
         if not name or self.mood is None:
             return False
         has_event = getattr(self.mood, "has_event", None)

@@ -43,6 +43,7 @@ from .animations import AnimationLibrary
 from .arousal import TIRING_PACE
 from .context import BrainContext
 from .heartbeat import Heartbeat, Snapshot
+from .needs import NeedsConfig, load_needs_config
 from .nodes.explain import choice_path, explain_branch
 from .nodes.reactions import ReactiveRoot, branch_of
 from .reactions import ReactionRunner
@@ -82,6 +83,7 @@ class Brain:
         self.ctx = BrainContext(robot=held, clock=loop.time, resources=resources, rng=random.Random(seed),
                                 rhythm=self.rhythm)
         self.ctx.mood = self._new_mood(None)
+        self.ctx.needs.configure(_needs_config(resources))
         self.ctx.animations = AnimationLibrary(
             resources, controller, clock=loop.time, rng=self.ctx.rng,
             simple_mood=lambda: self.ctx.mood.simple_mood().value if self.ctx.mood is not None else None,
@@ -169,6 +171,8 @@ class Brain:
         self.ctx.world.update(events, now, state.proprioception.pose if state is not None else None)
         self.ctx.arousal.on_charger = state is not None and state.battery.on_charger
         self.ctx.arousal.update(events, now)
+        self.ctx.needs.update(now, connected=self.heartbeat.suspended is None,
+                              on_charger=self.ctx.arousal.on_charger, events=events)
         self._tired_look()
 
     def _tired_look(self) -> None:
@@ -291,3 +295,14 @@ def _mood_config(resources: Any) -> Any:
 
     record = getattr(resources, "mood", None)
     return MoodConfig.from_record(record) if record is not None else None
+
+
+def _needs_config(resources: Any) -> NeedsConfig:
+    """The needs config of the resource roots (the defaults without one, or without roots)."""
+    roots = getattr(resources, "roots", None)
+    if not roots:
+        return NeedsConfig()
+    config, path = load_needs_config(roots)
+    if path is not None:
+        log.info("needs: %s", path)
+    return config

@@ -76,6 +76,9 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                 assert {n["name"] for n in nodes if n["kind"] == "reaction"} >= {"RobotPickedUp", "CliffDetected"}
                 # the brain's typed state: awake since the start, nothing in the world model yet
                 assert state["arousal"]["state"] == "awake" and state["arousal"]["why"] == "started"
+                # the needs, from the project's needs_config.json: full at the start
+                brackets = {k: v["bracket"] for k, v in state["needs"].items()}
+                assert brackets == dict.fromkeys(["Repair", "Energy", "Play"], "Full")
                 world = state["world"]
                 assert (world["faces"], world["motion"], world["glimpse"], world["edges"]) == ([], None, None, [])
                 # the simulator's cubes connect as they advertise: connected, never tapped

@@ -322,6 +322,7 @@ class Monitor:
                         "why": brain.ctx.arousal.why, "sleep_debt_s": round(brain.ctx.arousal.debt_s, 1),
                         "sleepy": brain.ctx.arousal.sleepy},
             "world": brain.ctx.world.snapshot(),
+            "needs": brain.ctx.needs.snapshot(),
         }
 
     def update(self) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from .behavior_class import (
 )
 from .composites import Sequence as SequenceNode
 from .face_behaviors import FACE_CLASSES
+from .needs_classes import NEEDS_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param
 from .peekaboo import PEEKABOO_CLASSES
@@ -232,4 +233,4 @@ _CLASSES: tuple[BehaviorClass, ...] = (
 BEHAVIOR_CLASS_LIST: tuple[BehaviorClass, ...] = (*_CLASSES[:10], *SLEEPER_CLASSES, _CLASSES[10],
                                                   *ORIENTATION_CLASSES, *FACE_CLASSES, *PLAY_CLASSES,
                                                   *REACTION_CLASSES, *SOCIAL_CLASSES,
-                                                  *PEEKABOO_CLASSES)
+                                                  *PEEKABOO_CLASSES, *NEEDS_CLASSES)

@@ -84,7 +84,7 @@ function update(u) {
   }
   if (fresh.length) appendLog(fresh);
   showRobot(u.robot, u.status);
-  showWorld(u.world, u.arousal, u.t, u.robot);
+  showWorld(u.world, u.arousal, u.t, u.robot, u.needs);
   $("#simple-mood").textContent = u.simple_mood ? "mood: " + u.simple_mood : "";
   queueRender();
 }
@@ -189,7 +189,7 @@ function showRobot(r, status) {
 }
 
 // What the brain's world model holds: how awake it is, the faces (where from its heading now), motion, cubes.
-function showWorld(w, arousal, t, robot) {
+function showWorld(w, arousal, t, robot, needs) {
   const dl = $("#world");
   if (!w) return;
   const heading = robot && robot.pose ? robot.pose.angle_deg : 0;
@@ -200,6 +200,11 @@ function showWorld(w, arousal, t, robot) {
   const ago = (at) => num(Math.max(0, t - at), 0) + " s ago";
   const rows = [];
   if (arousal) rows.push(["arousal", arousal.state + (arousal.why ? " · " + arousal.why : "")]);
+  if (needs) {
+    const low = Object.values(needs).some((n) => n.bracket === "Warning" || n.bracket === "Critical");
+    rows.push(["needs", Object.entries(needs).map(([k, n]) => k + " " + num(n.level, 2) + " (" + n.bracket + ")")
+      .join(" · "), low ? "warn" : ""]);
+  }
   for (const f of w.faces) {
     rows.push(["face " + f.id, (f.in_view ? "in view" : "seen " + ago(f.last_seen)) + " · " + side(f.bearing_deg)
       + " · " + num(f.distance_mm / 1000, 2) + " m", f.in_view ? "ok" : ""]);
