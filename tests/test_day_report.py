@@ -115,6 +115,11 @@ def test_liveliness_of_the_day(day: tuple[dict[str, Any], Path]) -> None:
     for emotion, values in report["mood"].items():
         assert live["emotions"][emotion] == {"min": values["min"], "max": values["max"],
                                              "range": round(values["max"] - values["min"], 4)}
+    # the needs decay by the minute while it is connected, Energy faster than Repair (Play too, but
+    # play fills it back to full, and a full need holds a while)
+    needs = report["needs"]
+    assert set(needs) == {"Repair", "Energy", "Play"}
+    assert needs["Energy"]["min"] < needs["Repair"]["min"] < 1.0 and needs["Play"]["min"] < 1.0
 
 
 @pytest.mark.e2e

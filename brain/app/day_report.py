@@ -57,6 +57,8 @@ class SimulationReport:
     reactions: dict[str, int] = field(default_factory=dict)
     mood: dict[str, dict[str, float]] = field(default_factory=dict)
     simple_mood_s: dict[str, float] = field(default_factory=dict)
+    #: each need (Energy, Play, Repair): its lowest level over the day and its last
+    needs: dict[str, dict[str, float]] = field(default_factory=dict)
     mood_series: list[dict[str, Any]] = field(default_factory=list)
     sleep_count: int = 0
     sleep_total_s: float = 0.0
@@ -143,6 +145,8 @@ class SimulationReport:
         lines += md_table("Mood", ("emotion", "min", "mean", "max", "final"),
                         [(k, *(f"{v[s]:+.2f}" for s in ("min", "mean", "max", "final")))
                          for k, v in self.mood.items()])
+        lines += md_table("Needs", ("need", "lowest", "final"),
+                        [(k, f"{v['min']:.2f}", f"{v['final']:.2f}") for k, v in self.needs.items()])
         lines += md_table("Simple mood", ("simple mood", "time", "share"),
                         [(k, hms(v), pct(v, self.simulated_s)) for k, v in _by_value(self.simple_mood_s)])
         if self.mood_series:
@@ -169,6 +173,9 @@ class SimulationReport:
             "mood (min/mean/max): " + ", ".join(f"{k} {v['min']:+.2f}/{v['mean']:+.2f}/{v['max']:+.2f}"
                                                 for k, v in self.mood.items()),
         ]
+        if self.needs:
+            out.append("needs (lowest/final): " + ", ".join(f"{k} {v['min']:.2f}/{v['final']:.2f}"
+                                                            for k, v in self.needs.items()))
         if self.eyes:
             e = self.eyes
             out.append(f"eyes: {e.get('mode')}, {e.get('looks', 0)} looks, {e.get('faces_seen', 0)} faces seen, "

@@ -65,6 +65,9 @@ class Recorder:
         self.mood_max: dict[str, float] = {}
         self.mood_sum: defaultdict[str, float] = defaultdict(float)
         self.mood_final: dict[str, float] = {}
+        #: each need's lowest level over the run, and its last
+        self.needs_min: dict[str, float] = {}
+        self.needs_final: dict[str, float] = {}
         self.mood_beats = 0
         self.series: list[dict[str, Any]] = []
         self.bucket_s = 10.0
@@ -108,9 +111,13 @@ class Recorder:
 
     def beat(self, at: float, branch_path: str, reaction: str | None, emotions: dict[str, float],
              simple_mood: str, sleeping: bool, events: list[str], *, pause: bool = False,
-             quiet: bool = False, why: str = "") -> None:
+             quiet: bool = False, why: str = "", needs: dict[str, float] | None = None) -> None:
         """Account for one heartbeat (``pause``: the active leaf only waits; ``quiet``: quiet hours;
-        ``why``: the reason the brain gives for its arousal, such as ``rested`` after a nap)."""
+        ``why``: the reason the brain gives for its arousal, such as ``rested`` after a nap;
+        ``needs``: the needs' levels)."""
+        for need, level in (needs or {}).items():
+            self.needs_min[need] = min(level, self.needs_min.get(need, level))
+            self.needs_final[need] = level
         top, behaviour = self.classify(branch_path, reaction, pause)
         self._charge(at)
         if self._last is None or self._last[1] != top:
@@ -295,6 +302,8 @@ class Recorder:
         r.mood = {e: {"min": round(self.mood_min[e], 4), "mean": round(self.mood_sum[e] / self.mood_beats, 4),
                       "max": round(self.mood_max[e], 4), "final": round(self.mood_final.get(e, 0.0), 4)}
                   for e in self.mood_min}
+        r.needs = {n: {"min": round(self.needs_min[n], 4), "final": round(self.needs_final[n], 4)}
+                   for n in self.needs_min}
         r.mood_series = self.series
         r.mood_curve = self.curve
         r.timeline = sorted(self.timeline, key=lambda e: e["t"])  # stable: same-time entries keep their order

@@ -270,7 +270,7 @@ def _attach(brain: Any, sim: Any, controller: Any, recorder: Recorder) -> None:
         recorder.beat(snap.at, snap.branch, active.trigger if active is not None else None,
                       mood.get("emotions", {}), str(mood.get("simple_mood", "")),
                       brain.ctx.arousal.asleep, list(snap.events), pause=pause,
-                      quiet=brain.rhythm.quiet, why=brain.ctx.arousal.why)
+                      quiet=brain.rhythm.quiet, why=brain.ctx.arousal.why, needs=dict(brain.ctx.needs.levels))
 
     def on_message(msg: Any) -> None:
         at = loop.time()
