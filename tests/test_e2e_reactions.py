@@ -17,6 +17,7 @@ import pytest
 
 from brain.assets.resource_set import ResourceSet
 
+from .clip_spans import clip_heads, clip_started, group_heads, in_order
 from .conftest import eventually, run
 from .test_e2e_default import DEFAULT, RESOURCES, World, _finish, _start
 
@@ -28,34 +29,9 @@ def _heads(world: World, after: float) -> list[int]:
     return [int(msg.angle_deg) for _, msg in world.messages("AnimHead", after)]
 
 
-def _in_order(seq: list[int], part: list[int]) -> bool:
-    """Whether ``part`` occurs in ``seq`` in order (a keyframe longer than a message can say is
-    sent as several, so a clip's angles arrive with steps between them)."""
-    it = iter(seq)
-    return all(any(x == want for x in it) for want in part)
-
-
-def _group_heads(rs: ResourceSet, trigger: str) -> list[list[int]]:
-    """The head keyframe angles of each clip the trigger's group may play."""
-    group = rs.playable_group_for_trigger(trigger)
-    assert group is not None, trigger
-    return [[round(k.angle_deg) for k in rs.clips.get(m.name).head_angle] for m in group.members]
-
-
-def _clip_started(world: World, after: float, choices: list[list[int]]) -> float | None:
-    """When a clip whose head keyframes are one of ``choices`` began reaching the simulator."""
-    starts = [t for t, _ in world.messages("StartAnimation", after)]
-    for start in starts:
-        end = next((s for s in starts if s > start), math.inf)
-        heads = [round(msg.angle_deg) for t, msg in world.messages("AnimHead", start) if t < end]
-        if any(choice and _in_order(heads, choice) and heads[-1] == choice[-1] for choice in choices):
-            return start
-    return None
-
-
 def test_shake_double_tap_cube_move_and_a_crooked_put_down(tmp_path: Path) -> None:
     rs = ResourceSet.load([RESOURCES])
-    dizzy = [round(k.angle_deg) for k in rs.clips.get("anim_dizzy_01").head_angle]
+    dizzy = clip_heads(rs, "anim_dizzy_01")
     personality = tmp_path / "handled.yaml"
     personality.write_text(f"extends: {DEFAULT}\nname: handled\n"
                            "reactions:\n"
@@ -72,7 +48,7 @@ def test_shake_double_tap_cube_move_and_a_crooked_put_down(tmp_path: Path) -> No
             shaken = world.now()
             sim.body.shake(3.0)
             await world.line(r"reaction RobotShaken \(priority", timeout=8.0, after=shaken)
-            await eventually(lambda: _in_order(_heads(world, shaken), dizzy), timeout=10.0, interval=0.1)
+            await eventually(lambda: in_order(_heads(world, shaken), dizzy), timeout=10.0, interval=0.1)
             await asyncio.sleep(3.0)
 
             # a double tap: it looks down and about for the cube (head to -5°, 30° each way)
@@ -97,12 +73,12 @@ def test_shake_double_tap_cube_move_and_a_crooked_put_down(tmp_path: Path) -> No
             moved = world.now()
             sim.move_cube(1)
             await world.line(r"reaction CubeMoved \(priority", timeout=3.0, after=moved)
-            sense = _group_heads(rs, "CubeMovedSense")
-            upset = _group_heads(rs, "CubeMovedUpset")
-            await eventually(lambda: _clip_started(world, moved, sense) is not None, timeout=8.0, interval=0.1)
-            first = _clip_started(world, moved, sense)
+            sense = group_heads(rs, "CubeMovedSense")
+            upset = group_heads(rs, "CubeMovedUpset")
+            await eventually(lambda: clip_started(world.messages, moved, sense) is not None, timeout=8.0, interval=0.1)
+            first = clip_started(world.messages, moved, sense)
             assert first is not None
-            await eventually(lambda: _clip_started(world, first, upset) is not None, timeout=10.0, interval=0.1)
+            await eventually(lambda: clip_started(world.messages, first, upset) is not None, timeout=10.0, interval=0.1)
             await asyncio.sleep(3.0)
 
             # put down on a 20° slope: the head is recalibrated; level, it is not

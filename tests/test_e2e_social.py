@@ -19,38 +19,11 @@ import pytest
 from brain.assets.resource_set import ResourceSet
 from driver.sim.script import parse_script
 
+from .clip_spans import clip_heads, clip_started, clip_starts, group_heads
 from .conftest import eventually, run
 from .daemon_harness import RESOURCES, Daemon, start
 
 pytestmark = pytest.mark.e2e
-
-
-def _in_order(seq: list[int], part: list[int]) -> bool:
-    """Whether ``part`` occurs in ``seq`` in order (a long head move arrives as several keyframes)."""
-    it = iter(seq)
-    return all(any(x == want for x in it) for want in part)
-
-
-def _spans(d: Daemon, after: float) -> list[tuple[float, list[int]]]:
-    """(start, head keyframe angles) of each clip that reached the simulator after ``after``."""
-    starts = [t for t, _ in d.messages("StartAnimation", after)]
-    out = []
-    for i, begin in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else math.inf
-        out.append((begin, [round(m.angle_deg) for _, m in d.messages("AnimHead", begin, end)]))
-    return out
-
-
-def _starts(d: Daemon, after: float, clips: list[list[int]]) -> list[float]:
-    """When each clip that is one of ``clips`` (by their head keyframes) began reaching the
-    simulator after ``after``."""
-    return [begin for begin, heads in _spans(d, after)
-            if heads and any(c and _in_order(heads, c) and heads[-1] == c[-1] for c in clips)]
-
-
-def _played(d: Daemon, after: float, clips: list[list[int]]) -> float | None:
-    """When the first of ``clips`` began reaching the simulator after ``after``."""
-    return next(iter(_starts(d, after, clips)), None)
 
 
 def _bearing_deg(d: Daemon, name: str) -> float:
@@ -65,12 +38,9 @@ def test_sings_turns_to_the_person_asks_for_games(tmp_path: Path, sample_resourc
     rs = ResourceSet.load([sample_resources, RESOURCES])
 
     def heads(trigger: str) -> list[list[int]]:
-        group = rs.playable_group_for_trigger(trigger)
-        assert group is not None, trigger
-        return [[round(k.angle_deg) for k in rs.clips.get(m.name).head_angle] for m in group.members
-                if m.name in rs.clips]
+        return group_heads(rs, trigger)  # the installed clips the trigger may play
 
-    song = [round(k.angle_deg) for k in rs.clips.get("anim_cozmosings_rowyourboat_01").head_angle]
+    song = clip_heads(rs, "anim_cozmosings_rowyourboat_01")
     (tmp_path / "social.yaml").write_text(
         "name: social\n"
         "root:\n"
@@ -85,40 +55,41 @@ def test_sings_turns_to_the_person_asks_for_games(tmp_path: Path, sample_resourc
     async def body() -> None:
         d = await start(tmp_path, "--personality", "social.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
+        msgs = d.messages
         try:
             t0 = d.now()
             (step,) = parse_script("- {at: 0, face: alice, bearing_deg: 22, distance_m: 0.6, height_m: 0.25}\n")
             d.sim.run_step(step)
             # the song's own clip (get-in, song, get-out): its notes on its beats
-            await eventually(lambda: _played(d, t0, [song]) is not None, timeout=25.0, interval=0.2)
-            sung = _played(d, t0, [song])
+            await eventually(lambda: clip_started(msgs, t0, [song]) is not None, timeout=25.0, interval=0.2)
+            sung = clip_started(msgs, t0, [song])
             assert sung is not None
             # then it turns to the person it saw and plays its clip to her (the get-out before it
             # is a happy clip too: the second one after the song is hers)
             await eventually(lambda: abs(_bearing_deg(d, "alice")) < 10.0, timeout=15.0, interval=0.1)
             turned = d.now()
             happy = heads("Happy")
-            await eventually(lambda: len(_starts(d, sung, happy)) >= 2, timeout=10.0, interval=0.1)
+            await eventually(lambda: len(clip_starts(msgs, sung, happy)) >= 2, timeout=10.0, interval=0.1)
             # a game request nobody answers: the request, its idle clip while it waits, the deny clip
-            await eventually(lambda: _played(d, turned, heads("RequestGameSpeedTapRequest0")) is not None,
+            await eventually(lambda: clip_started(msgs, turned, heads("RequestGameSpeedTapRequest0")) is not None,
                              timeout=15.0, interval=0.1)
-            asked = _played(d, turned, heads("RequestGameSpeedTapRequest0"))
+            asked = clip_started(msgs, turned, heads("RequestGameSpeedTapRequest0"))
             assert asked is not None
-            await eventually(lambda: _played(d, asked, heads("RequestGameSpeedTapDeny0")) is not None,
+            await eventually(lambda: clip_started(msgs, asked, heads("RequestGameSpeedTapDeny0")) is not None,
                              timeout=15.0, interval=0.1)
-            denied = _played(d, asked, heads("RequestGameSpeedTapDeny0"))
+            denied = clip_started(msgs, asked, heads("RequestGameSpeedTapDeny0"))
             assert denied is not None and denied - asked > 4.0, (asked, denied)
-            assert _played(d, asked, heads("RequestGameSpeedTapIdle0")) is not None  # it idled while waiting
+            assert clip_started(msgs, asked, heads("RequestGameSpeedTapIdle0")) is not None  # it idled while waiting
             # the next request is answered with a poke: pleased, not denied
-            await eventually(lambda: _played(d, denied, heads("RequestGameMemoryMatchRequest0")) is not None,
+            await eventually(lambda: clip_started(msgs, denied, heads("RequestGameMemoryMatchRequest0")) is not None,
                              timeout=15.0, interval=0.1)
             (poke,) = parse_script("- {at: 0, event: poke}\n")
             poked = d.now()
             d.sim.run_step(poke)
-            await eventually(lambda: _played(d, poked, happy) is not None, timeout=10.0, interval=0.1)
-            pleased = _played(d, poked, happy)
+            await eventually(lambda: clip_started(msgs, poked, happy) is not None, timeout=10.0, interval=0.1)
+            pleased = clip_started(msgs, poked, happy)
             assert pleased is not None and pleased - poked < 5.0
-            assert _played(d, poked, heads("RequestGameMemoryMatchDeny0")) is None
+            assert clip_started(msgs, poked, heads("RequestGameMemoryMatchDeny0")) is None
         finally:
             d.signal(signal.SIGINT)
             code = await d.wait(20.0)
@@ -136,10 +107,7 @@ def test_fist_bump_bumped_then_left_hanging(tmp_path: Path, sample_resources: Pa
     rs = ResourceSet.load([sample_resources, RESOURCES])
 
     def heads(trigger: str) -> list[list[int]]:
-        group = rs.playable_group_for_trigger(trigger)
-        assert group is not None, trigger
-        return [[round(k.angle_deg) for k in rs.clips.get(m.name).head_angle] for m in group.members
-                if m.name in rs.clips]
+        return group_heads(rs, trigger)  # the installed clips the trigger may play
 
     ask, happy, sad = heads("FistBumpRequestOnce"), heads("FistBumpSuccess"), heads("FistBumpLeftHanging")
     (tmp_path / "bump.yaml").write_text(
@@ -156,26 +124,27 @@ def test_fist_bump_bumped_then_left_hanging(tmp_path: Path, sample_resources: Pa
     async def body() -> None:
         d = await start(tmp_path, "--personality", "bump.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
+        msgs = d.messages
         try:
             t0 = d.now()
             (step,) = parse_script("- {at: 0, face: alice, bearing_deg: 15, distance_m: 0.6, height_m: 0.25}\n")
             d.sim.run_step(step)
-            await eventually(lambda: _played(d, t0, ask) is not None, timeout=15.0, interval=0.05)
-            asked = _played(d, t0, ask)
+            await eventually(lambda: clip_started(msgs, t0, ask) is not None, timeout=15.0, interval=0.05)
+            asked = clip_started(msgs, t0, ask)
             assert asked is not None
             # the fist is up and still; a knuckle knocks it
             await eventually(lambda: d.now() - asked > 2.6, timeout=5.0, interval=0.05)
             (bump,) = parse_script("- {at: 0, event: fist_bump}\n")
             bumped = d.now()
             d.sim.run_step(bump)
-            await eventually(lambda: _played(d, bumped, happy) is not None, timeout=5.0, interval=0.05)
-            pleased = _played(d, bumped, happy)
+            await eventually(lambda: clip_started(msgs, bumped, happy) is not None, timeout=5.0, interval=0.05)
+            pleased = clip_started(msgs, bumped, happy)
             assert pleased is not None and pleased - bumped < 2.0, pleased - bumped
             # the second time nobody bumps: asked twice, then left hanging
-            await eventually(lambda: len(_starts(d, pleased, ask)) >= 2, timeout=25.0, interval=0.1)
-            again = _starts(d, pleased, ask)
-            await eventually(lambda: _played(d, again[1], sad) is not None, timeout=15.0, interval=0.1)
-            assert _played(d, again[0], happy) is None  # no success without a bump
+            await eventually(lambda: len(clip_starts(msgs, pleased, ask)) >= 2, timeout=25.0, interval=0.1)
+            again = clip_starts(msgs, pleased, ask)
+            await eventually(lambda: clip_started(msgs, again[1], sad) is not None, timeout=15.0, interval=0.1)
+            assert clip_started(msgs, again[0], happy) is None  # no success without a bump
         finally:
             d.signal(signal.SIGINT)
             code = await d.wait(20.0)
@@ -192,10 +161,7 @@ def test_peekaboo_two_peeks_then_happy(tmp_path: Path, sample_resources: Path) -
     rs = ResourceSet.load([sample_resources, RESOURCES])
 
     def heads(trigger: str) -> list[list[int]]:
-        group = rs.playable_group_for_trigger(trigger)
-        assert group is not None, trigger
-        return [[round(k.angle_deg) for k in rs.clips.get(m.name).head_angle] for m in group.members
-                if m.name in rs.clips]
+        return group_heads(rs, trigger)  # the installed clips the trigger may play
 
     request, surprised, happy = heads("PeekABooLowIntensity"), heads("PeekABooSurprised"), heads("PeekABooGetOutHappy")
     (tmp_path / "peek.yaml").write_text(
@@ -211,13 +177,15 @@ def test_peekaboo_two_peeks_then_happy(tmp_path: Path, sample_resources: Path) -
     async def body() -> None:
         d = await start(tmp_path, "--personality", "peek.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
+        msgs = d.messages
         try:
             t0 = d.now()
             d.sim.run_step(parse_script(here)[0])
             after = t0
             for peek in (1, 2):
-                await eventually(lambda a=after: _played(d, a, request) is not None, timeout=20.0, interval=0.05)
-                asked = _played(d, after, request)
+                await eventually(lambda a=after: clip_started(msgs, a, request) is not None, timeout=20.0,
+                                 interval=0.05)
+                asked = clip_started(msgs, after, request)
                 assert asked is not None
                 await eventually(lambda a=asked: d.now() - a > 3.0, timeout=5.0, interval=0.05)
                 d.sim.run_step(parse_script("- {at: 0, face_leaves: alice}\n")[0])  # hides her face
@@ -225,7 +193,8 @@ def test_peekaboo_two_peeks_then_happy(tmp_path: Path, sample_resources: Path) -
                 back = d.now()
                 d.sim.run_step(parse_script(here)[0])  # peekaboo!
                 answer = surprised if peek == 1 else happy
-                await eventually(lambda b=back, c=answer: _played(d, b, c) is not None, timeout=8.0, interval=0.05)
+                await eventually(lambda b=back, c=answer: clip_started(msgs, b, c) is not None, timeout=8.0,
+                                 interval=0.05)
                 after = back
         finally:
             d.signal(signal.SIGINT)
