@@ -21,7 +21,7 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -33,6 +33,7 @@ from driver.samples import RobotStateSample
 
 if TYPE_CHECKING:  # the context is imported by the layers these come from
     from brain.assets.resource_set import ResourceSet
+    from brain.cube_lights import CubeLights
     from brain.mood import Mood
     from brain.rhythm import DayRhythm
 
@@ -206,6 +207,12 @@ class BrainContext:
     world: WorldModel = field(default_factory=WorldModel)
     arousal: Arousal = field(default_factory=Arousal)
     needs: Needs = field(default_factory=Needs)
+    #: the light cubes' lights (:mod:`brain.cube_lights`); None offline
+    cube_lights: CubeLights | None = None
+    #: reaction triggers a running behaviour holds off, with how many hold each (a game with the
+    #: cube holds ``CubeTapped``: a tap is its move, not a surprise), as Anki's behaviours disabled
+    #: reactions while they ran; see :meth:`hold_reactions`
+    held_reactions: dict[str, int] = field(default_factory=dict)
     #: The same events filed by kind, each kind with its own memory: a condition asking for a rare
     #: kind ("poked within 90 s") reads a short list, and frequent status events cannot push a
     #: rare one out of memory.
@@ -248,6 +255,16 @@ class BrainContext:
             if since is not None and at <= since:
                 break
             yield event
+
+    def hold_reactions(self, triggers: Iterable[str], hold: bool) -> None:
+        """Hold the reactions to ``triggers`` off (``hold``) or let them go again; holds count, so
+        two behaviours holding one trigger both have to let it go."""
+        for trigger in triggers:
+            count = self.held_reactions.get(trigger, 0) + (1 if hold else -1)
+            if count > 0:
+                self.held_reactions[trigger] = count
+            else:
+                self.held_reactions.pop(trigger, None)
 
     def fire_emotion(self, name: str | None) -> bool:
         """Trigger emotion event ``name`` on the mood, if there is a mood and it knows the event

@@ -42,6 +42,7 @@ from driver.robot import Robot, RobotError
 from .animations import AnimationLibrary
 from .arousal import TIRING_PACE
 from .context import BrainContext
+from .cube_lights import CubeLights
 from .heartbeat import Heartbeat, Snapshot
 from .needs import NeedsConfig, load_needs_config
 from .nodes.explain import choice_path, explain_branch
@@ -84,6 +85,11 @@ class Brain:
                                 rhythm=self.rhythm)
         self.ctx.mood = self._new_mood(None)
         self.ctx.needs.configure(_needs_config(resources))
+        self.ctx.cube_lights = CubeLights(
+            robot, getattr(resources, "cube_lights", {}),
+            {k: p.target for k, p in getattr(resources, "cube_triggers", {}).items()})
+        #: whether the cubes show that the robot sleeps (see _cubes_sleep)
+        self._cubes_asleep = False
         self.ctx.animations = AnimationLibrary(
             resources, controller, clock=loop.time, rng=self.ctx.rng,
             simple_mood=lambda: self.ctx.mood.simple_mood().value if self.ctx.mood is not None else None,
@@ -165,7 +171,7 @@ class Brain:
             if self.personality is None or self.heartbeat.suspended is not None:
                 continue
             reaction = self.personality.reaction_for(event)
-            if reaction is not None:
+            if reaction is not None and not self.ctx.held_reactions.get(reaction.trigger):
                 self.reactions.offer(reaction)
         state = self.robot.state
         self.ctx.world.update(events, now, state.proprioception.pose if state is not None else None)
@@ -174,6 +180,20 @@ class Brain:
         self.ctx.needs.update(now, connected=self.heartbeat.suspended is None,
                               on_charger=self.ctx.arousal.on_charger, events=events)
         self._tired_look()
+        self._cubes_sleep(events, now)
+
+    def _cubes_sleep(self, events: list[ev.RobotEvent], now: float) -> None:
+        """The cubes follow the robot's sleep, as in the app: asleep, they play ``Sleep`` and then
+        stay dark (``SleepNoFade``); awake again, ``WakeUp`` and then their ``Connected`` glow."""
+        lights = self.ctx.cube_lights
+        if lights is None:
+            return
+        lights.update(events, now)
+        asleep = self.ctx.arousal.state == "asleep"
+        if asleep != self._cubes_asleep:
+            self._cubes_asleep = asleep
+            lights.play("Sleep" if asleep else "WakeUp", now)
+            lights.set_base("SleepNoFade" if asleep else "Connected", now)
 
     def _tired_look(self) -> None:
         """An awake robot nearing sleepy looks it: heavy eyelids, slow blinks; back when rested.

@@ -484,9 +484,10 @@ class Robot(RobotConnection):
         """Set the three centre backpack LEDs with full LightState patterns (blinks, fades)."""
         self.send(m.LightStateCenter(states=states))
 
-    def set_cube_lights(self, object_id: int, states: list[Any]) -> None:
-        """Set a cube's four LEDs with LightState patterns."""
-        self.send(m.CubeId(object_id=object_id))
+    def set_cube_lights(self, object_id: int, states: list[Any], rotation_frames: int = 0) -> None:
+        """Set a cube's four LEDs with LightState patterns; ``rotation_frames`` (30 ms frames, 0:
+        none) turns the pattern round the cube's four LEDs."""
+        self.send(m.CubeId(object_id=object_id, rotation_period_frames=max(0, min(255, rotation_frames))))
         self.send(m.CubeLights(states=states))
 
     def set_head_light(self, enable: bool) -> None:

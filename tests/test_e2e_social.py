@@ -66,7 +66,8 @@ def test_sings_turns_to_the_person_asks_for_games(tmp_path: Path, sample_resourc
             assert sung is not None
             # then it turns to the person it saw and plays its clip to her (the get-out before it
             # is a happy clip too: the second one after the song is hers)
-            await eventually(lambda: abs(_bearing_deg(d, "alice")) < 10.0, timeout=15.0, interval=0.1)
+            # (the vision of a machine loaded by other tests can take a while to see her: margin)
+            await eventually(lambda: abs(_bearing_deg(d, "alice")) < 10.0, timeout=30.0, interval=0.1)
             turned = d.now()
             happy = heads("Happy")
             await eventually(lambda: len(clip_starts(msgs, sung, happy)) >= 2, timeout=10.0, interval=0.1)

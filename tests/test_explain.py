@@ -114,6 +114,8 @@ root:
                 - {type: turn, name: t_turn, params: {degrees: 10}}
                 - {type: look_around, name: t_look_around}
                 - {type: backpack_lights, name: t_backpack_lights, params: {pattern: calm}}
+                - {type: cube_lights, name: t_cube_lights, params: {trigger: Flash}}
+                - {type: cube_connected, name: t_cube_connected}
                 - {type: emotion_event, name: t_emotion_event, params: {event: Nope}}
                 - {type: random_wait, name: t_random_wait, params: {min: 1, max: 2}}
                 - {type: sleep, name: t_sleep}

@@ -321,7 +321,7 @@ class Monitor:
             "arousal": {"state": brain.ctx.arousal.state, "since": round(brain.ctx.arousal.since, 3),
                         "why": brain.ctx.arousal.why, "sleep_debt_s": round(brain.ctx.arousal.debt_s, 1),
                         "sleepy": brain.ctx.arousal.sleepy},
-            "world": brain.ctx.world.snapshot(),
+            "world": _world_with_lights(brain),
             "needs": brain.ctx.needs.snapshot(),
         }
 
@@ -392,3 +392,12 @@ class Monitor:
             out[lane] = span["title"] if span is not None else None
         out["decision"] = next((d for d in reversed(self.decisions) if d["t"] <= t), None)
         return out
+
+
+def _world_with_lights(brain: Any) -> dict[str, Any]:
+    """The world model's summary, each cube with what its lights show (a cube light trigger)."""
+    world = brain.ctx.world.snapshot()
+    lights = brain.ctx.cube_lights
+    for cube in world["cubes"]:
+        cube["lights"] = lights.playing(cube["id"]) if lights is not None else None
+    return world

@@ -45,6 +45,7 @@ from .behavior_class import (
     triggers_param,
 )
 from .composites import Sequence as SequenceNode
+from .cube_play import CUBE_PLAY_CLASSES
 from .face_behaviors import FACE_CLASSES
 from .needs_classes import NEEDS_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
@@ -233,4 +234,5 @@ _CLASSES: tuple[BehaviorClass, ...] = (
 BEHAVIOR_CLASS_LIST: tuple[BehaviorClass, ...] = (*_CLASSES[:10], *SLEEPER_CLASSES, _CLASSES[10],
                                                   *ORIENTATION_CLASSES, *FACE_CLASSES, *PLAY_CLASSES,
                                                   *REACTION_CLASSES, *SOCIAL_CLASSES,
-                                                  *PEEKABOO_CLASSES, *NEEDS_CLASSES)
+                                                  *PEEKABOO_CLASSES, *NEEDS_CLASSES,
+                                                  *CUBE_PLAY_CLASSES)

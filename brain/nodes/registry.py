@@ -61,6 +61,7 @@ from .conditions import (
     Sleepy,
 )
 from .cozmo_behaviors import BEHAVIOR_CLASS_LIST
+from .cube_play import CubeLightsNode
 from .daytime import Night, QuietHours, TimeOfDay
 from .decorators import Cooldown, Timeout, Timer
 from .params import Param, ParamError, coerce
@@ -68,6 +69,7 @@ from .sleeper import SLEEPER_PARAMS, sleeper_node
 from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace, TurnTowardsGlimpse
 from .world_conditions import (
     MOTION_PLACES,
+    CubeConnected,
     FaceGlimpsedWithin,
     FaceNew,
     FaceSeenWithin,
@@ -273,6 +275,9 @@ _LIST: list[NodeType] = [
     _leaf("backpack_lights", lambda name, ctx, colors=None, pattern=None: BackpackLights(name, ctx, colors, pattern),
           "Set the backpack LEDs: `colors` (1, 3 or 5) or a named `pattern`.",
           colors=Param("colors"), pattern=Param("str")),
+    _leaf("cube_lights", lambda name, ctx, trigger: CubeLightsNode(name, ctx, trigger),
+          "Play a cube light `trigger` (the cube trigger map's, or a light file's name) on the connected "
+          "cubes; RUNNING while it plays, back to their glow when stopped.", trigger=_S),
     _leaf("wait", lambda name, ctx, seconds: Wait(name, ctx, seconds), "RUNNING for `seconds`.", seconds=_SECONDS),
     _leaf("random_wait", lambda name, ctx, min, max: RandomWait(name, ctx, min, max),  # noqa: A006
           "RUNNING for a random time in [min, max] seconds.",
@@ -313,6 +318,8 @@ _LIST: list[NodeType] = [
     _condition("quiet_hours", lambda name, ctx: QuietHours(name, ctx),
           "SUCCESS during the personality's quiet hours (its night included)."),
     _condition("night", lambda name, ctx: Night(name, ctx), "SUCCESS between the personality's bedtime and wake-up."),
+    _condition("cube_connected", lambda name, ctx: CubeConnected(name, ctx),
+               "SUCCESS while a light cube is connected."),
     _condition("face_visible", lambda name, ctx: FaceVisible(name, ctx),
                "SUCCESS while a face is in the camera's picture (the world model's)."),
     _condition("face_seen_within", lambda name, ctx, within_s: FaceSeenWithin(name, ctx, within_s),

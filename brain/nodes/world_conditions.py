@@ -30,6 +30,17 @@ def _side(ctx: BrainContext, bearing_rad: float) -> str:
     return "ahead" if abs(degrees) < 3 else f"{abs(degrees):.0f}° {'left' if degrees > 0 else 'right'}"
 
 
+class CubeConnected(_Condition):
+    """SUCCESS while at least one light cube is connected (the world model's)."""
+
+    def check(self) -> bool:
+        return any(c.connected for c in self.ctx.world.cubes.values())
+
+    def in_words(self, passed: bool) -> str | None:
+        ids = sorted(c.object_id for c in self.ctx.world.cubes.values() if c.connected)
+        return f"cube{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))} connected" if ids else "no cube connected"
+
+
 class FaceVisible(_Condition):
     """SUCCESS while a face is in the picture (the nearest is the one it names)."""
 

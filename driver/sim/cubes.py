@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol import messages as m
+from ..protocol.registry import rgb555_to_rgb
 from ..protocol.table import ObjectType
 
 log = logging.getLogger("driver.sim.server")
@@ -44,6 +45,18 @@ class SimCube:
     on: bool = True
     slot: int | None = None
     next_advert: float | None = None
+    #: the four LEDs' LightState patterns last sent to it (None: dark since it connected)
+    lights: tuple[Any, ...] | None = None
+    #: CubeId's rotation period with them (30 ms frames)
+    rotation_frames: int = 0
+    #: patterns received while connected
+    light_changes: int = 0
+
+    def on_colors(self) -> tuple[tuple[int, int, int], ...]:
+        """Each LED's colour while on (8-bit RGB), dark when nothing was sent."""
+        if self.lights is None:
+            return ((0, 0, 0),) * 4
+        return tuple(rgb555_to_rgb(int(s.on_color)) for s in self.lights)
 
 
 class CubeRadio:
@@ -56,6 +69,8 @@ class CubeRadio:
         #: SetPropSlot requests that named no cube nearby, and cube events of cubes not connected
         self.unknown_requests = 0
         self.unconnected_events = 0
+        #: CubeLights sent to a slot with no cube in it
+        self.unconnected_lights = 0
         self._streaming_since: float | None = None
 
     def cube(self, number: int) -> SimCube | None:
@@ -79,6 +94,7 @@ class CubeRadio:
         for cube in self.cubes:
             cube.slot = None
             cube.next_advert = None
+            cube.lights, cube.rotation_frames = None, 0
 
     def tick(self, now: float) -> None:
         """Send the adverts that are due."""
@@ -116,9 +132,19 @@ class CubeRadio:
         self._send(m.ObjectConnectionState(object_id=slot, factory_id=cube.factory_id,
                                            object_type=cube.object_type, connected=True))
 
+    def set_lights(self, slot: int, states: Any, rotation_frames: int) -> None:
+        """CubeId + CubeLights for ``slot``: the cube there shows them (no cube there: lost)."""
+        cube = next((c for c in self.cubes if c.slot == slot and c.on), None)
+        if cube is None:
+            self.unconnected_lights += 1
+            return
+        cube.lights, cube.rotation_frames = tuple(states), rotation_frames
+        cube.light_changes += 1
+
     def _disconnect(self, cube: SimCube) -> None:
         assert cube.slot is not None
         slot, cube.slot = cube.slot, None
+        cube.lights, cube.rotation_frames = None, 0
         cube.next_advert = None if self._streaming_since is None else 0.0
         self._send(m.ObjectConnectionState(object_id=slot, factory_id=cube.factory_id,
                                            object_type=cube.object_type, connected=False))

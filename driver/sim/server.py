@@ -425,10 +425,13 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
         self.backpack_center = msg.states
 
     def _h_CubeLights(self, msg: Any) -> None:
-        self.cube_lights[getattr(self, "_cube_id", 0)] = msg.states
+        slot = getattr(self, "_cube_id", 0)
+        self.cube_lights[slot] = msg.states
+        self.cubes.set_lights(slot, msg.states, getattr(self, "_cube_rotation", 0))
 
     def _h_CubeId(self, msg: Any) -> None:
         self._cube_id = msg.object_id
+        self._cube_rotation = int(msg.rotation_period_frames)
 
     def _h_Disconnect(self, msg: Any) -> None:
         log.info("sim: engine disconnected")

@@ -1,0 +1,155 @@
+"""The light cubes end to end over UDP, from the app's real cube light files.
+
+The daemon runs against the simulator, whose three cubes advertise and connect only when asked.
+What is asserted is what reaches the simulated cubes: the CubeId + CubeLights pairs the robot
+received for a cube's slot, decoded back to each LED's colour, compared with the colours written
+in the sample's ``config/engine/lights/cubeLights`` files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from driver.protocol import rgb555_to_rgb
+
+from .conftest import eventually, run
+from .daemon_harness import RESOURCES, Daemon, start
+
+pytestmark = pytest.mark.e2e
+
+
+def file_color(sample: Path, name: str, stage: int = 0) -> tuple[int, int, int]:
+    """The first LED's on colour of a cube light file's ``stage`` (the files hold // comments)."""
+    text = (sample / "config" / "engine" / "lights" / "cubeLights" / f"{name}.json").read_text()
+    doc = json.loads(re.sub(r"//[^\n]*", "", text))
+    stages = list(doc.values())[0]
+    entry = stages[stage] if isinstance(stages, list) else list(doc.values())[stage]
+    r, g, b, _ = entry["pattern"]["onColors"][0]
+    return int(r), int(g), int(b)
+
+
+def shown(d: Daemon, slot: int, after: float = -math.inf) -> list[tuple[float, tuple[int, int, int], int]]:
+    """What a slot's cube was told to show: (arrival, first LED's on colour, rotation frames)."""
+    out, selected, rotation = [], None, 0
+    for t, name, msg in d.received:
+        if name == "CubeId":
+            selected, rotation = int(msg.object_id), int(msg.rotation_period_frames)
+        elif name == "CubeLights" and selected == slot and t > after:
+            out.append((t, rgb555_to_rgb(int(msg.states[0].on_color)), rotation))
+    return out
+
+
+def near(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Equal within RGB555's rounding (8-bit colours travel as 5 bits)."""
+    return all(abs(x - y) <= 9 for x, y in zip(a, b, strict=True))
+
+
+def colors(seq: list[Any]) -> list[tuple[int, int, int]]:
+    return [c for _, c, _ in seq]
+
+
+def test_the_cubes_glow_when_connected_go_dark_as_the_robot_sleeps_and_wake_with_it(
+        tmp_path: Path, sample_resources: Path) -> None:
+    (tmp_path / "nap.yaml").write_text(
+        "name: nap\n"
+        "root:\n"
+        "  type: sequence\n"
+        "  children:\n"
+        "    - {type: wait, params: {seconds: 3}}\n"
+        "    - {type: sleep, params: {max_s: 5}}\n"
+        "    - {type: wait, params: {seconds: 600}}\n")
+    connected = file_color(sample_resources, "connected")
+    sleep, dark = file_color(sample_resources, "sleep"), file_color(sample_resources, "sleepNoFade")
+    wake, fade = file_color(sample_resources, "wakeUp", 0), file_color(sample_resources, "wakeUp", 1)
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "nap.yaml", "--resources", str(sample_resources),
+                        "--resources", str(RESOURCES))
+        try:
+            await eventually(lambda: d.sim.cubes.slot_of(1) is not None, timeout=10.0, interval=0.05)
+            slot = d.sim.cubes.slot_of(1)
+            assert slot is not None
+            await eventually(lambda: shown(d, slot), timeout=5.0, interval=0.05)
+            assert near(colors(shown(d, slot))[0], connected)
+            asleep = await d.line(r"asleep \(", timeout=15.0)
+            # Sleep (2 s on the file), then dark; awake again: WakeUp's two stages, then Connected
+            await eventually(lambda: len(shown(d, slot, asleep - 0.5)) >= 5, timeout=20.0, interval=0.05)
+            seen = colors(shown(d, slot, asleep - 0.5))[:5]
+            expected = [sleep, dark, wake, fade, connected]
+            assert [near(c, e) for c, e in zip(seen, expected, strict=True)] == [True] * 5, seen
+            times = [t for t, _, _ in shown(d, slot, asleep - 0.5)][:5]
+            assert 1.5 < times[1] - times[0] < 3.0          # the sleep file's 2000 ms
+            assert 0.9 < times[3] - times[2] < 2.0          # wakeUp's 1280 ms
+            assert 4.5 < times[4] - times[3] < 6.5          # wakeUpFadeOut's 5100 ms
+            cube = d.sim.cubes.cube(1)
+            assert cube is not None and near(cube.on_colors()[0], connected)
+        finally:
+            d.signal(signal.SIGINT)
+            code = await d.wait(20.0)
+            await d.close()
+        assert code == 0, d.text[-3000:]
+
+    run(body(), timeout=90)
+
+
+def test_a_tap_game_asked_for_with_the_cube_lit_and_played_by_tapping_on_its_flash(
+        tmp_path: Path, sample_resources: Path) -> None:
+    """TapGame from the project's behaviour file, three rounds: a tap on the flash wins the first for
+    the person, a tap before the flash the second for Cozmo, no tap the third: Cozmo wins 2-1."""
+    (tmp_path / "game.yaml").write_text(
+        "name: game\n"
+        "root:\n"
+        "  type: sequence\n"
+        "  children:\n"
+        "    - {type: wait, params: {seconds: 2}}\n"
+        "    - {behavior: TapGame, params: {readyWait_s: [2.0, 2.5], window_s: 1.5, waitForTap_s: 30}}\n"
+        "    - {type: wait, params: {seconds: 600}}\n")
+    asking = file_color(sample_resources, "interacting")
+    flash = file_color(sample_resources, "flash")
+    person_wins = file_color(sample_resources, "cubePouncePlayerWin")
+    robot_wins = file_color(sample_resources, "cubePouncePlayerLose")
+    ready = file_color(RESOURCES / "cozmo_resources", "pounceReady")
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "game.yaml", "--resources", str(sample_resources),
+                        "--resources", str(RESOURCES))
+        try:
+            await eventually(lambda: d.sim.cubes.slot_of(1) is not None, timeout=10.0, interval=0.05)
+            slot = d.sim.cubes.slot_of(1)
+            assert slot is not None
+
+            def last() -> tuple[int, int, int] | None:
+                seq = shown(d, slot)
+                return seq[-1][1] if seq else None
+
+            await eventually(lambda: last() is not None and near(last() or (0, 0, 0), asking), timeout=15.0,
+                             interval=0.05)
+            d.sim.tap_cube(1)                                     # yes, let's play
+            await eventually(lambda: near(last() or (0, 0, 0), ready), timeout=5.0, interval=0.02)
+            await eventually(lambda: near(last() or (0, 0, 0), flash), timeout=5.0, interval=0.02)
+            d.sim.tap_cube(1)                                     # round 1: on the flash
+            await d.line(r"round 1 to the person", timeout=5.0)
+            await eventually(lambda: near(last() or (0, 0, 0), person_wins), timeout=3.0, interval=0.02)
+            assert shown(d, slot)[-1][2] == 3                     # it spins (the file's 100 ms rotation)
+            await eventually(lambda: near(last() or (0, 0, 0), ready), timeout=15.0, interval=0.02)
+            d.sim.tap_cube(1)                                     # round 2: too early
+            await d.line(r"round 2 to the robot \(a tap before the flash\)", timeout=5.0)
+            await eventually(lambda: near(last() or (0, 0, 0), robot_wins), timeout=3.0, interval=0.02)
+            over = await d.line(r"game over, 2-1: the robot won", timeout=30.0)   # round 3: no tap
+            assert d.lines(r"round 3 to the robot \(no tap in time\)")
+            await eventually(lambda: shown(d, slot, over - 0.5), timeout=3.0, interval=0.05)
+            assert near(shown(d, slot, over - 0.5)[-1][1], file_color(sample_resources, "connected"))
+        finally:
+            d.signal(signal.SIGINT)
+            code = await d.wait(20.0)
+            await d.close()
+        assert code == 0, d.text[-3000:]
+
+    run(body(), timeout=120)
