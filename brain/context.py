@@ -115,6 +115,10 @@ class RobotLike(Protocol):
 
     def set_backpack_lights(self, colors: tuple[int, int, int, int, int]) -> None: ...
 
+    def stream_cube_accel(self, object_id: int, enable: bool = ...) -> None: ...
+
+    def cube_movement(self, object_id: int) -> float | None: ...
+
 
 class TimedHandle:
     """A play that finishes after a fixed time on an injected clock."""

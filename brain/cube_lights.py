@@ -102,6 +102,19 @@ class CubeLights:
         #: lights sent so far (for the dashboard and the logs)
         self.sent = 0
 
+    @classmethod
+    def from_resources(cls, robot: Any, resources: Any) -> CubeLights:
+        """The lights of a resource set: each trigger plays the first root's animation for it
+        that exists (a copy of the app's data may map a trigger to a file it lacks; a later
+        root, the project's, then lights it)."""
+        lights: Mapping[str, CubeLightAnimation] = getattr(resources, "cube_lights", {}) or {}
+        records = getattr(resources, "records", {}).get("cube light triggers", ()) if resources is not None else ()
+        triggers: dict[str, str] = {}
+        for pair in records:
+            if pair.event not in triggers and pair.target in lights:
+                triggers[pair.event] = pair.target
+        return cls(robot, lights, triggers)
+
     def animation_for(self, trigger: str) -> CubeLightAnimation | None:
         """The animation a trigger (or an animation's own name) plays, or None."""
         name = self._triggers.get(trigger, trigger)

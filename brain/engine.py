@@ -85,9 +85,7 @@ class Brain:
                                 rhythm=self.rhythm)
         self.ctx.mood = self._new_mood(None)
         self.ctx.needs.configure(_needs_config(resources))
-        self.ctx.cube_lights = CubeLights(
-            robot, getattr(resources, "cube_lights", {}),
-            {k: p.target for k, p in getattr(resources, "cube_triggers", {}).items()})
+        self.ctx.cube_lights = CubeLights.from_resources(robot, resources)
         #: whether the cubes show that the robot sleeps (see _cubes_sleep)
         self._cubes_asleep = False
         self.ctx.animations = AnimationLibrary(

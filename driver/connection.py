@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from . import events as ev
 from .animation.budget import StreamBudget
 from .attitude import Attitude
-from .cubes import CubePool
+from .cubes import CubeMotion, CubePool
 from .link import Address, Link, LinkError, LinkState, Role
 from .protocol import messages as m
 from .samples import RobotStateSample
@@ -56,6 +56,7 @@ class RobotConnection:
     state: RobotStateSample | None
     attitude: Attitude
     cubes: CubePool
+    cube_motion: dict[int, CubeMotion]
     anim_budget: StreamBudget
     losses: int
     reconnects: int
@@ -128,6 +129,7 @@ class RobotConnection:
         self.state = None
         self.attitude.reset()
         self.cubes.reset()  # a new connection: the robot has no cube connected
+        self.cube_motion.clear()  # ...and none streams
         self.anim_budget.reset()  # ...and an empty animation buffer with its counters at zero
 
     async def _reconnected(self) -> None:

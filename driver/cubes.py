@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .protocol.table import ObjectType
 
-__all__ = ["ADVERT_TTL_S", "CONNECT_TIMEOUT_S", "CUBE_TYPES", "SLOTS", "CubePool"]
+__all__ = ["ADVERT_TTL_S", "CONNECT_TIMEOUT_S", "CUBE_TYPES", "SLOTS", "CubeMotion", "CubePool"]
 
 #: Adverts older than this are forgotten (s).
 ADVERT_TTL_S = 10.0
@@ -124,3 +124,37 @@ class CubePool:
             self.slots[free[0]] = _Asked(factory_id, object_type, now)
             requests.append((factory_id, free[0]))
         return requests
+
+
+@dataclass
+class CubeMotion:
+    """How much a cube is being moved, from its streamed accelerometer (ObjectAccel, raw counts,
+    ≈ 31 per g, about 25 a second): Anki's movement score.
+
+    Each reading goes through a high-pass filter (``hp_coeff``: what stays is the change, not
+    gravity); the score grows by the filtered reading's squared size, at most ``max_add`` a
+    reading, loses ``decay`` a reading and stays between 0 and ``max_score``. A cube at rest
+    (a count of noise) scores 0; one carried scores tens within a second.
+    """
+
+    hp_coeff: float = 0.4
+    max_add: float = 5.0
+    decay: float = 0.5
+    max_score: float = 80.0
+    score: float = 0.0
+    _prev: tuple[float, float, float] | None = None
+    _out: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    def update(self, x: float, y: float, z: float) -> float:
+        """Take one reading; the score after it."""
+        if self._prev is None:  # (Anki's filter started from the first reading, which scored a
+            self._prev = (x, y, z)  # still cube about 12 for its first second; gravity is no move)
+            return self.score
+        px, py, pz = self._prev
+        ox, oy, oz = self._out
+        k = self.hp_coeff
+        self._out = (k * (ox + x - px), k * (oy + y - py), k * (oz + z - pz))
+        self._prev = (x, y, z)
+        size = sum(c * c for c in self._out)
+        self.score = min(self.max_score, max(0.0, self.score + min(self.max_add, size) - self.decay))
+        return self.score

@@ -228,6 +228,21 @@ class CubeStopped(RobotEvent):
 
 
 @dataclass(frozen=True)
+class CubeUpAxisChanged(RobotEvent):
+    """A light cube was turned onto another face: ``axis`` is the one pointing up now
+    (``Z_POSITIVE`` upright, ``Z_NEGATIVE`` upside down …)."""
+    KIND: ClassVar[str] = "cube_up_axis"
+
+    object_id: int = 0
+    axis: str = "UNKNOWN"
+
+    @property
+    def value(self) -> str:
+        """The face up now, for ``event: {kind: cube_up_axis, value: Z_NEGATIVE}``."""
+        return self.axis
+
+
+@dataclass(frozen=True)
 class CubeConnection(RobotEvent):
     """A light cube connected or disconnected."""
     KIND: ClassVar[str] = "cube_connection"

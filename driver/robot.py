@@ -30,12 +30,13 @@ from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
 from .animation.budget import AUDIO_MESSAGES, BUFFERED, StreamBudget
 from .attitude import Attitude, describe
 from .connection import RobotConnection, RobotError
-from .cubes import CubePool
+from .cubes import CubeMotion, CubePool
 from .hardware import HEAD_ARRIVED_RAD, HEAD_MAX_RAD, HEAD_MIN_RAD, LIFT_ARRIVED_MM, LIFT_MAX_MM, LIFT_MIN_MM
 from .link import Address, Link, LinkStats
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
 from .protocol.linkstate import Backoff
+from .protocol.table import UpAxis
 from .samples import RobotStateSample, RobotStatus, state_from_message
 from .startup import RobotInfo, StartUp, firmware_problem
 
@@ -89,6 +90,8 @@ class Robot(RobotConnection):
         #: by itself). Off: cubes stay unconnected, and their taps reach no one.
         self.connect_cubes = connect_cubes
         self.cubes = CubePool()
+        #: how much each streaming cube (by slot) is being moved: see :meth:`stream_cube_accel`
+        self.cube_motion: dict[int, CubeMotion] = {}
         self.name = name
         self.info = RobotInfo()
         self.state: RobotStateSample | None = None
@@ -293,9 +296,30 @@ class Robot(RobotConnection):
         requests = self.cubes.advert(int(msg.factory_id), int(msg.object_type), int(msg.rssi), self._now())
         self._ask_for_cubes(requests)
 
+    def _on_cube_accel(self, msg: Any) -> None:
+        motion = self.cube_motion.get(int(msg.object_id))
+        if motion is not None:
+            motion.update(float(msg.accel_x), float(msg.accel_y), float(msg.accel_z))
+
+    def stream_cube_accel(self, object_id: int, enable: bool = True) -> None:
+        """Ask cube ``object_id`` (its slot) to stream its accelerometer (ObjectAccel, ≈ 25 a
+        second) or to stop; while it streams, :meth:`cube_movement` says how much it moves."""
+        if enable:
+            self.cube_motion.setdefault(object_id, CubeMotion())
+        else:
+            self.cube_motion.pop(object_id, None)
+        self.send(m.StreamObjectAccel(object_id=object_id, enable=enable))
+
+    def cube_movement(self, object_id: int) -> float | None:
+        """The movement score of a streaming cube (0 at rest, up to 80 carried about), else None."""
+        motion = self.cube_motion.get(object_id)
+        return None if motion is None else motion.score
+
     def _on_cube_connection(self, msg: Any) -> None:
         slot, factory_id, connected = int(msg.object_id), int(msg.factory_id), bool(msg.connected)
         self.cubes.connection(slot, factory_id, connected, self._now())
+        if not connected:
+            self.cube_motion.pop(slot, None)
         log.info("%s: cube 0x%08x %s slot %d", self.name, factory_id, "connected in" if connected else "left",
                  slot)
         self._emit(ev.CubeConnection(self._now(), object_id=slot, factory_id=factory_id, connected=connected))
@@ -333,6 +357,9 @@ class Robot(RobotConnection):
         "ObjectStoppedMoving": lambda self, msg: self._emit(
             ev.CubeStopped(self._now(), object_id=int(msg.object_id))),
         "ObjectConnectionState": _on_cube_connection,
+        "ObjectAccel": _on_cube_accel,
+        "ObjectUpAxisChanged": lambda self, msg: self._emit(ev.CubeUpAxisChanged(
+            self._now(), object_id=int(msg.object_id), axis=_axis_name(int(msg.axis)))),
         "ObjectAvailable": _on_cube_advert,
         "FallingStarted": lambda self, msg: self._emit(ev.FallingStarted(self._now())),
         "FallingStopped": lambda self, msg: self._emit(ev.FallingStopped(
@@ -608,3 +635,11 @@ class Robot(RobotConnection):
         if self._vision_camera and self.connected:
             self.enable_camera(False)
         await vision.close()
+
+
+def _axis_name(value: int) -> str:
+    """A cube's up axis by name (``Z_NEGATIVE`` …), ``UNKNOWN`` for a value out of the table."""
+    try:
+        return UpAxis(value).name
+    except ValueError:
+        return "UNKNOWN"

@@ -139,3 +139,55 @@ def test_after_a_reboot_the_cubes_are_connected_again() -> None:
             await sim.stop()
 
     run(body(), timeout=40)
+
+
+def test_a_still_cube_scores_nothing_a_carried_one_scores_high_a_slow_flip_stays_low() -> None:
+    from driver.cubes import CubeMotion
+    from driver.sim.cubes import ACCEL_EVERY_S, SimCube
+
+    def scores(seconds: float, flip: bool) -> list[float]:
+        cube, motion, t = SimCube(1, 1, ObjectType.LIGHTCUBE1, 50), CubeMotion(), 0.0
+        cube.moving_from, cube.moving_until, cube.flip_pending = 1.0, 1.0 + seconds, flip
+        out = []
+        while t < 1.0 + seconds:
+            out.append(motion.update(*cube.accel(t, 0.0)))
+            t += ACCEL_EVERY_S
+        return out
+
+    assert max(scores(0.0, False)) == 0.0
+    carried = scores(1.5, False)
+    assert max(carried[:25]) == 0.0 and max(carried) == 80.0   # Anki's ceiling within the carry
+    assert max(scores(3.0, True)) < 40.0                         # below the detection threshold
+    assert max(scores(1.0, True)) > 40.0                         # a quick turn is noticed
+
+
+def test_a_streaming_cube_reports_its_accelerometer_and_a_flip_by_slot() -> None:
+    async def body() -> None:
+        sim, robot, events = await _pair()
+        try:
+            await eventually(lambda: sim.cubes.slot_of(1) is not None and robot.cubes.connected(), timeout=3.0)
+            slot = sim.cubes.slot_of(1)
+            assert slot is not None
+            assert robot.cube_movement(slot) is None                     # not streaming
+            received: list[float] = []
+            sim.add_message_listener(lambda msg: received.append(asyncio.get_running_loop().time())
+                                     if type(msg).__name__ == "StreamObjectAccel" else None)
+            robot.stream_cube_accel(slot, True)
+            await asyncio.sleep(1.0)
+            assert robot.cube_movement(slot) == 0.0                      # at rest
+            readings = robot.cube_motion[slot]
+            sim.flip_cube(1, 0.6)                                        # quick: noticed
+            await eventually(lambda: any(isinstance(e, ev.CubeUpAxisChanged) for e in events), timeout=3.0)
+            (turned,) = [e for e in events if isinstance(e, ev.CubeUpAxisChanged)]
+            assert (turned.object_id, turned.axis) == (slot, "Z_NEGATIVE")
+            assert readings.score > 10.0
+            await eventually(lambda: any(isinstance(e, ev.CubeStopped) for e in events), timeout=3.0)
+            robot.stream_cube_accel(slot, False)
+            assert robot.cube_movement(slot) is None
+            await asyncio.sleep(0.3)
+            assert not sim.cubes.cube(1).streaming  # type: ignore[union-attr]
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=30)

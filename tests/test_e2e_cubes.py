@@ -8,6 +8,7 @@ in the sample's ``config/engine/lights/cubeLights`` files.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -17,8 +18,10 @@ from typing import Any
 
 import pytest
 
+from brain.assets.resource_set import ResourceSet
 from driver.protocol import rgb555_to_rgb
 
+from .clip_spans import clip_starts, group_heads
 from .conftest import eventually, run
 from .daemon_harness import RESOURCES, Daemon, start
 
@@ -153,3 +156,75 @@ def test_a_tap_game_asked_for_with_the_cube_lit_and_played_by_tapping_on_its_fla
         assert code == 0, d.text[-3000:]
 
     run(body(), timeout=120)
+
+
+def test_guard_dog_beaten_by_careful_flips_then_busted_by_a_cube_carried_off(
+        tmp_path: Path, sample_resources: Path) -> None:
+    """GuardDog from the project's file, twice. Once asleep (its cubes streaming their accelerometers
+    to it), the three cubes are turned over slowly, unnoticed: the player wins. The second time a cube
+    is carried about: its lights show it is being moved, then Cozmo is busted awake."""
+    (tmp_path / "guard.yaml").write_text(
+        "name: guard\n"
+        "root:\n"
+        "  type: sequence\n"
+        "  children:\n"
+        "    - {type: wait, params: {seconds: 2}}\n"
+        "    - {behavior: GuardDog, params: {sleepingMinDuration_s: 30, sleepingMaxDuration_s: 60,"
+        " maxMovementBustedGracePeriod_s: 2}}\n"
+        "    - {type: wait, params: {seconds: 1}}\n"
+        "    - {behavior: GuardDog, params: {sleepingMinDuration_s: 30, sleepingMaxDuration_s: 60,"
+        " maxMovementBustedGracePeriod_s: 2}}\n"
+        "    - {type: wait, params: {seconds: 600}}\n")
+    rs = ResourceSet.load([sample_resources, RESOURCES])
+    flipped = file_color(RESOURCES / "cozmo_resources", "cubePlayerWin")   # the sample names a file it lacks
+    being_moved = file_color(RESOURCES / "cozmo_resources", "cubeGuardMoved")
+    busted = file_color(RESOURCES / "cozmo_resources", "cubePlayerLose")
+
+    def streams(d: Daemon, enable: bool, after: float = -math.inf) -> set[int]:
+        return {int(m.object_id) for _, m in d.messages("StreamObjectAccel", after) if bool(m.enable) == enable}
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "guard.yaml", "--resources", str(sample_resources),
+                        "--resources", str(RESOURCES))
+        try:
+            await eventually(lambda: all(d.sim.cubes.slot_of(n) is not None for n in (1, 2, 3)), timeout=10.0,
+                             interval=0.05)
+            slots = {n: d.sim.cubes.slot_of(n) for n in (1, 2, 3)}
+            # asleep: every cube streams its accelerometer to it
+            await eventually(lambda: streams(d, True) == set(slots.values()), timeout=30.0, interval=0.05)
+            asleep = d.now()
+            for n in (1, 2, 3):
+                d.sim.flip_cube(n)                    # 3 s each, all at once: slow, careful hands
+            beaten = await d.line(r"GuardDog: beaten: every cube flipped", timeout=10.0)
+            assert beaten - asleep > 2.5
+            # (the lights and the log line travel apart: the lights may come a moment later)
+            await eventually(lambda: all(near(d.sim.cubes.cube(n).on_colors()[0], flipped)  # type: ignore[union-attr]
+                                         for n in (1, 2, 3)), timeout=3.0, interval=0.02)
+            await eventually(lambda: streams(d, False, asleep) == set(slots.values()), timeout=3.0, interval=0.05)
+            assert not d.lines(r"busted")
+            # the wake-up and the player-success clips reach the robot after the win
+            wake, sad = group_heads(rs, "GuardDogTimeout"), group_heads(rs, "GuardDogPlayerSuccess")
+            await eventually(lambda: clip_starts(d.messages, beaten, sad), timeout=20.0, interval=0.1)
+            assert clip_starts(d.messages, beaten, wake)[0] < clip_starts(d.messages, beaten, sad)[0]
+
+            # the second game: asleep again, then cube 2 is carried off
+            await eventually(lambda: streams(d, True, beaten) == set(slots.values()), timeout=40.0, interval=0.05)
+            again = d.now()
+            await asyncio.sleep(2.5)                  # past the grace period
+            d.sim.move_cube(2, 3.0)
+            cube2 = d.sim.cubes.cube(2)
+            assert cube2 is not None
+            await eventually(lambda: near(cube2.on_colors()[0], being_moved), timeout=3.0, interval=0.02)
+            caught = await d.line(r"GuardDog: busted: cube \d moved too much", timeout=5.0, after=again)
+            assert caught - again < 7.0
+            await eventually(lambda: all(near(d.sim.cubes.cube(n).on_colors()[0], busted)  # type: ignore[union-attr]
+                                         for n in (1, 2, 3)), timeout=3.0, interval=0.02)
+            await eventually(lambda: clip_starts(d.messages, caught, group_heads(rs, "GuardDogBusted")),
+                             timeout=10.0, interval=0.1)
+        finally:
+            d.signal(signal.SIGINT)
+            code = await d.wait(20.0)
+            await d.close()
+        assert code == 0, d.text[-3000:]
+
+    run(body(), timeout=150)

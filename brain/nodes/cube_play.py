@@ -31,12 +31,54 @@ from .actions import ContextBehaviour, _cancel
 from .behavior_class import BehaviorClass, BehaviorSpec
 from .params import Param
 
-__all__ = ["CUBE_PLAY_CLASSES", "CubeLightsNode", "TapGame"]
+__all__ = ["CUBE_PLAY_CLASSES", "HELD_REACTIONS", "Clips", "CubeLightsNode", "TapGame"]
 
 log = logging.getLogger(__name__)
 
 #: Reactions a game with the cube holds off while it runs: the taps and moves are its moves.
 HELD_REACTIONS = ("CubeTapped", "DoubleTapDetected", "CubeMoved")
+
+
+class Clips:
+    """Animation triggers played one after another from inside one node (a game's own timeline);
+    a trigger that cannot play is skipped (logged), so a missing clip never ends a game."""
+
+    def __init__(self, ctx: BrainContext, owner: str) -> None:
+        self.ctx, self.owner = ctx, owner
+        self._play: Any = None
+        self._queue: list[str] = []
+
+    def play(self, *triggers: str) -> None:
+        """Cut short what plays and play ``triggers`` in turn."""
+        self.cancel()
+        self._queue = [t for t in triggers if t]
+        self._next()
+
+    def _next(self) -> None:
+        anims = self.ctx.animations
+        while self._queue and anims is not None:
+            trigger = self._queue.pop(0)
+            try:
+                self._play = anims.play_trigger(trigger)
+                return
+            except Exception as exc:
+                log.debug("%s: %s not played: %s", self.owner, trigger, exc)
+        self._play = None
+
+    def done(self) -> bool:
+        """Whether everything asked for has played (moving on to the next trigger as one ends)."""
+        while self._play is None or self._play.done():
+            if not self._queue:
+                self._play = None
+                return True
+            self._next()
+        return False
+
+    def cancel(self) -> None:
+        """Stop what plays and forget the rest."""
+        if self._play is not None and not self._play.done():
+            _cancel(self._play)
+        self._play, self._queue = None, []
 
 
 class CubeLightsNode(ContextBehaviour):
@@ -86,8 +128,7 @@ class TapGame(ContextBehaviour):
         self.round = 0
         self.score = {"robot": 0, "person": 0}
         self.outcome: str | None = None
-        self._play: Any = None
-        self._queue: list[str] = []
+        self.clips = Clips(ctx, name)
         self._holding = False
 
     # the parts ---------------------------------------------------------------------------------
@@ -99,33 +140,6 @@ class TapGame(ContextBehaviour):
         lights.stop(None, self.ctx.now(), self.cube)
         if trigger:
             lights.play(trigger, self.ctx.now(), self.cube)
-
-    def _anim(self, *triggers: str) -> None:
-        """Play ``triggers`` one after another (each its own play; the current one is cut short)."""
-        if self._play is not None and not self._play.done():
-            _cancel(self._play)
-        self._play = None
-        self._queue = [t for t in triggers if t]
-        self._next_anim()
-
-    def _next_anim(self) -> None:
-        anims = self.ctx.animations
-        while self._queue and anims is not None:
-            trigger = self._queue.pop(0)
-            try:
-                self._play = anims.play_trigger(trigger)
-                return
-            except Exception as exc:  # a missing clip must not end the game
-                log.debug("%s: %s not played: %s", self.name, trigger, exc)
-        self._play = None
-
-    def _anim_done(self) -> bool:
-        if self._play is not None and not self._play.done():
-            return False
-        if self._queue:
-            self._next_anim()
-            return self._play is None
-        return True
 
     def _tapped_since(self, since: float) -> bool:
         return any(int(getattr(e, "object_id", -1)) == self.cube
@@ -159,7 +173,7 @@ class TapGame(ContextBehaviour):
             return
         self._enter("ask")
         self._lights(self.v["askLights"])
-        self._anim(*self.v["requestAnimTrigger"])
+        self.clips.play(*self.v["requestAnimTrigger"])
 
     def update(self) -> Status:
         if self.cube is None:
@@ -171,12 +185,12 @@ class TapGame(ContextBehaviour):
                 self._new_round()
             elif now - self.phase_at > v["waitForTap_s"]:
                 self._lights(None)
-                self._anim(*v["denyAnimTrigger"])
+                self.clips.play(*v["denyAnimTrigger"])
                 self.ctx.fire_emotion(v["denyEmotionEvent"])
                 self.outcome = "denied"
                 self._enter("end")
-            elif self._anim_done():
-                self._anim(*v["idleAnimTrigger"])
+            elif self.clips.done():
+                self.clips.play(*v["idleAnimTrigger"])
         elif self.phase == "ready":
             if self._tapped_since(self.phase_at):
                 self._scored("robot", "a tap before the flash")
@@ -189,12 +203,12 @@ class TapGame(ContextBehaviour):
             elif now - self.phase_at > v["window_s"]:
                 self._scored("robot", "no tap in time")
         elif self.phase == "scored":
-            if self._anim_done() and now - self.phase_at >= v["pause_s"]:
+            if self.clips.done() and now - self.phase_at >= v["pause_s"]:
                 if self.round >= v["rounds"]:
                     self._finish()
                 else:
                     self._new_round()
-        elif self.phase == "end" and self._anim_done():
+        elif self.phase == "end" and self.clips.done():
             self._lights(None)
             return Status.SUCCESS
         return Status.RUNNING
@@ -202,7 +216,7 @@ class TapGame(ContextBehaviour):
     def _new_round(self) -> None:
         self.round += 1
         self._lights(self.v["readyLights"])
-        self._anim(*self.v["getReadyAnimTrigger"])
+        self.clips.play(*self.v["getReadyAnimTrigger"])
         lo, hi = self.v["readyWait_s"]
         self._enter("ready")
         self.go_at = self.phase_at + self.ctx.rng.uniform(lo, hi)
@@ -213,7 +227,7 @@ class TapGame(ContextBehaviour):
                  self.score["person"])
         robot_won = who == "robot"
         self._lights(self.v["robotWinsLights" if robot_won else "personWinsLights"])
-        self._anim(*self.v["robotWinsRoundAnimTrigger" if robot_won else "personWinsRoundAnimTrigger"])
+        self.clips.play(*self.v["robotWinsRoundAnimTrigger" if robot_won else "personWinsRoundAnimTrigger"])
         self.ctx.fire_emotion(self.v["robotWinsRoundEmotionEvent" if robot_won else "personWinsRoundEmotionEvent"])
         self._enter("scored")
 
@@ -221,16 +235,14 @@ class TapGame(ContextBehaviour):
         robot_won = self.score["robot"] > self.score["person"]
         self.outcome = "robot" if robot_won else "person"
         self._lights(None)
-        self._anim(*self.v["robotWinsGameAnimTrigger" if robot_won else "personWinsGameAnimTrigger"])
+        self.clips.play(*self.v["robotWinsGameAnimTrigger" if robot_won else "personWinsGameAnimTrigger"])
         self.ctx.fire_emotion(self.v["finalEmotionEvent"])
         log.info("%s: game over, %d-%d: the %s won", self.name, self.score["robot"], self.score["person"],
                  self.outcome)
         self._enter("end")
 
     def terminate(self, new_status: Status) -> None:
-        if self._play is not None and not self._play.done():
-            _cancel(self._play)
-        self._play, self._queue = None, []
+        self.clips.cancel()
         if self._holding:
             self.ctx.hold_reactions(HELD_REACTIONS, False)
             self._holding = False

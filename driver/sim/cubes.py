@@ -14,13 +14,15 @@ Cubes are numbered 1–3 as the kit's are (one of each type), and scripts and te
 from __future__ import annotations
 
 import logging
+import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..protocol import messages as m
 from ..protocol.registry import rgb555_to_rgb
-from ..protocol.table import ObjectType
+from ..protocol.table import ObjectType, UpAxis
 
 log = logging.getLogger("driver.sim.server")
 
@@ -32,6 +34,17 @@ ADVERT_EVERY_S = 1.0
 FIRST_ADVERT_S = 0.2
 #: Slots a robot has for cubes.
 SLOTS = 5
+#: A streaming cube sends ObjectAccel this often (s): ≈ 25 a second, the first 70 ms after the request.
+ACCEL_EVERY_S = 0.04
+FIRST_ACCEL_S = 0.07
+#: One g in the cube accelerometer's raw counts (at rest upright it reads (−1, 0, 31)).
+G_COUNTS = 31.0
+#: ObjectStoppedMoving comes this long after a move began (a real cube's ≈ 1.1 s) ...
+STOPPED_AFTER_S = 1.1
+#: A reading's noise: a count either way now and then.
+_NOISE = (-1.0, *([0.0] * 18), 1.0)
+#: ... and at least this long after the move ended.
+STOPPED_AFTER_END_S = 0.6
 
 
 @dataclass
@@ -51,6 +64,35 @@ class SimCube:
     rotation_frames: int = 0
     #: patterns received while connected
     light_changes: int = 0
+    #: which face is up (upright: Z_POSITIVE)
+    up_axis: UpAxis = UpAxis.Z_POSITIVE
+    #: whether it streams its accelerometer (StreamObjectAccel), and when the next reading is due
+    streaming: bool = False
+    next_accel: float | None = None
+    #: a move in progress: when it began and ends, whether it ends turned over, when it is still again
+    moving_from: float = -math.inf
+    moving_until: float = -math.inf
+    flip_pending: bool = False
+    stopped_at: float | None = None
+
+    def accel(self, now: float, noise: float) -> tuple[float, float, float]:
+        """What its accelerometer reads now (raw counts): gravity along the up axis, a hand's
+        wobble while it is carried, gravity turning round while it is turned over (slowly: a
+        careful hand), and now and then a count of noise."""
+        sign = 1.0 if self.up_axis.name.endswith("POSITIVE") else -1.0
+        axis = self.up_axis.name[0]
+        g = [G_COUNTS * sign if axis == a else 0.0 for a in "XYZ"]
+        g[0] -= 1.0
+        if self.moving_from <= now < self.moving_until:
+            t = now - self.moving_from
+            if self.flip_pending:
+                turned = math.pi * t / max(1e-6, self.moving_until - self.moving_from)
+                g[1], g[2] = G_COUNTS * math.sin(turned), g[2] * math.cos(turned)
+            else:
+                g[0] += 12.0 * math.sin(2 * math.pi * 3.0 * t)
+                g[1] += 9.0 * math.sin(2 * math.pi * 2.3 * t + 1.0)
+                g[2] += 7.0 * math.sin(2 * math.pi * 4.1 * t + 2.0)
+        return g[0] + noise, g[1], g[2]
 
     def on_colors(self) -> tuple[tuple[int, int, int], ...]:
         """Each LED's colour while on (8-bit RGB), dark when nothing was sent."""
@@ -62,8 +104,12 @@ class SimCube:
 class CubeRadio:
     """The simulated robot's side of the cubes: adverts out, SetPropSlot in, slots kept."""
 
-    def __init__(self, send: Callable[[Any], None], count: int = 3) -> None:
+    def __init__(self, send: Callable[[Any], None], count: int = 3,
+                 timestamp: Callable[[], int] | None = None) -> None:
         self._send = send
+        self._timestamp = timestamp or (lambda: 0)
+        self._now = 0.0
+        self._rng = random.Random(0xC0BE)
         types = (ObjectType.LIGHTCUBE1, ObjectType.LIGHTCUBE2, ObjectType.LIGHTCUBE3)
         self.cubes = [SimCube(n, 0xC0BE0000 + n, types[(n - 1) % 3], 50 + 7 * n) for n in range(1, count + 1)]
         #: SetPropSlot requests that named no cube nearby, and cube events of cubes not connected
@@ -95,9 +141,11 @@ class CubeRadio:
             cube.slot = None
             cube.next_advert = None
             cube.lights, cube.rotation_frames = None, 0
+            cube.streaming, cube.next_accel = False, None
 
     def tick(self, now: float) -> None:
-        """Send the adverts that are due."""
+        """Send the adverts, accelerometer readings and move messages that are due."""
+        self._now = now
         if self._streaming_since is None:
             return
         for cube in self.cubes:
@@ -105,6 +153,40 @@ class CubeRadio:
                 self._send(m.ObjectAvailable(factory_id=cube.factory_id, object_type=cube.object_type,
                                              rssi=cube.rssi))
                 cube.next_advert = now + ADVERT_EVERY_S
+            if cube.slot is None:
+                continue
+            if cube.flip_pending and now >= cube.moving_until:
+                cube.flip_pending = False
+                cube.up_axis = UpAxis.Z_POSITIVE if cube.up_axis is UpAxis.Z_NEGATIVE else UpAxis.Z_NEGATIVE
+                self._send(m.ObjectUpAxisChanged(timestamp=self._timestamp(), object_id=cube.slot,
+                                                 axis=cube.up_axis))
+            if cube.stopped_at is not None and now >= cube.stopped_at:
+                cube.stopped_at = None
+                self._send(m.ObjectStoppedMoving(timestamp=self._timestamp(), object_id=cube.slot))
+            if cube.streaming and cube.next_accel is not None and now >= cube.next_accel:
+                x, y, z = cube.accel(now, self._rng.choice(_NOISE))
+                self._send(m.ObjectAccel(timestamp=self._timestamp(), object_id=cube.slot, accel_x=x,
+                                         accel_y=y, accel_z=z))
+                cube.next_accel = max(cube.next_accel + ACCEL_EVERY_S, now)
+
+    def stream(self, slot: int, enable: bool) -> None:
+        """StreamObjectAccel: the cube in ``slot`` starts (or stops) streaming its accelerometer."""
+        cube = next((c for c in self.cubes if c.slot == slot and c.on), None)
+        if cube is None:
+            self.unconnected_events += 1
+            log.info("sim: StreamObjectAccel for slot %d, where no cube is connected", slot)
+            return
+        cube.streaming = enable
+        cube.next_accel = self._now + FIRST_ACCEL_S if enable else None
+
+    def move(self, number: int, seconds: float, *, flip: bool = False) -> None:
+        """Cube ``number`` is moved about for ``seconds`` from now (``flip``: and turned over)."""
+        cube = self.cube(number)
+        if cube is None:
+            return
+        cube.moving_from, cube.moving_until = self._now, self._now + max(0.0, seconds)
+        cube.flip_pending = cube.flip_pending or flip
+        cube.stopped_at = max(self._now + STOPPED_AFTER_S, cube.moving_until + STOPPED_AFTER_END_S)
 
     def set_slot(self, factory_id: int, slot: int) -> None:
         """SetPropSlot: connect the cube with ``factory_id`` in ``slot`` (0: empty the slot)."""
@@ -145,6 +227,7 @@ class CubeRadio:
         assert cube.slot is not None
         slot, cube.slot = cube.slot, None
         cube.lights, cube.rotation_frames = None, 0
+        cube.streaming, cube.next_accel = False, None
         cube.next_advert = None if self._streaming_since is None else 0.0
         self._send(m.ObjectConnectionState(object_id=slot, factory_id=cube.factory_id,
                                            object_type=cube.object_type, connected=False))

@@ -11,6 +11,8 @@ own fields::
     - {at: 11, event: poke}
     - {at: 12, event: cube_tap, object_id: 1, taps: 2}  # cube 1 of the kit (1-3); heard only if connected
     - {at: 12.5, event: cube_off, object_id: 3}       # switched off: it disconnects (cube_connect: on again)
+    - {at: 12.7, event: cube_move, object_id: 2, for: 1.5}  # carried about for 1.5 s (default 0.5)
+    - {at: 12.9, event: cube_flip, object_id: 2}      # turned upside down (or back upright) in 3 s
     - {at: 13, orientation: on_back, for: 3}  # on its back for 3 s (also: on_face, on_left_side,
                                              # on_right_side, on_side, upright)
     - {at: 14, event: shake, for: 3}          # picked up, shaken for 3 s, put down
@@ -52,7 +54,8 @@ EVENTS: dict[str, dict[str, tuple[type, Any]]] = {
     "button": {},
     "poke": {},
     "cube_tap": {"object_id": (int, 1), "taps": (int, 1)},
-    "cube_move": {"object_id": (int, 1)},
+    "cube_move": {"object_id": (int, 1), "for": (float, 0.5)},
+    "cube_flip": {"object_id": (int, 1), "for": (float, 3.0)},
     "cube_connect": {"object_id": (int, 1)},
     "cube_off": {"object_id": (int, 1)},
     "on_charger": {},

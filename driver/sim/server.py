@@ -145,7 +145,7 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
         #: lost and found again, the robot still powered) streams at once; a reboot forgets it.
         self.motors_calibrated = False
         #: The kit's light cubes (``cubes`` of them, numbered from 1): they connect only when asked.
-        self.cubes = CubeRadio(self.send, cubes)
+        self.cubes = CubeRadio(self.send, cubes, timestamp=self._timestamp)
         self._stopped = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -318,6 +318,9 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
         self.send(m.SyncTimeAck())
         self.cubes.start(now)
         self._calibrate_motors(now)
+
+    def _h_StreamObjectAccel(self, msg: Any) -> None:
+        self.cubes.stream(int(msg.object_id), bool(msg.enable))
 
     def _h_SetPropSlot(self, msg: Any) -> None:
         self.cubes.set_slot(int(msg.factory_id), int(msg.slot))

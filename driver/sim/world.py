@@ -85,12 +85,21 @@ class WorldEvents:
             self.send(m.ObjectTapped(timestamp=self._timestamp(), object_id=slot, num_taps=taps,
                                      tap_time=0, tap_neg=-40, tap_pos=40))
 
-    def move_cube(self, object_id: int = 1) -> None:
-        """Light cube ``object_id`` (1–3) is moved; heard only if connected."""
-        slot = self.cubes.event_slot(object_id, "move")
+    def move_cube(self, object_id: int = 1, seconds: float = 0.5, flip: bool = False) -> None:
+        """Light cube ``object_id`` (1–3) is moved about for ``seconds`` (``flip``: and left upside
+        down, or upright again); heard only if connected. ObjectMoved comes now, ObjectUpAxisChanged
+        when a flip is done, ObjectStoppedMoving about 1.1 s after the move began (at least 0.6 s
+        after it ended), and a streaming cube's accelerometer shows the move."""
+        slot = self.cubes.event_slot(object_id, "flip" if flip else "move")
         if slot is not None:
             self.send(m.ObjectMoved(timestamp=self._timestamp(), object_id=slot, active_accel_x=10.0,
                                     active_accel_y=0.0, active_accel_z=0.0, axis_of_accel=0))
+            self.cubes.move(object_id, seconds, flip=flip)
+
+    def flip_cube(self, object_id: int = 1, seconds: float = 3.0) -> None:
+        """Light cube ``object_id`` (1–3) is turned over, carefully (``seconds`` in the hand): upside
+        down, or back up."""
+        self.move_cube(object_id, seconds, flip=True)
 
     def connect_cube(self, object_id: int = 1) -> None:
         """Light cube ``object_id`` (1–3) is switched on: it advertises, and the engine may connect it."""
@@ -146,7 +155,8 @@ class WorldEvents:
             "button": self.press_button,
             "poke": self.poke,
             "cube_tap": lambda: self.tap_cube(a["object_id"], a["taps"]),
-            "cube_move": lambda: self.move_cube(a["object_id"]),
+            "cube_move": lambda: self.move_cube(a["object_id"], a.get("for") or 0.5),
+            "cube_flip": lambda: self.flip_cube(a["object_id"], a.get("for") or 3.0),
             "cube_connect": lambda: self.connect_cube(a["object_id"]),
             "cube_off": lambda: self.cubes.switch(a["object_id"], False),
             "on_charger": lambda: self.set_on_charger(True),
