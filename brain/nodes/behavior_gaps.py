@@ -28,7 +28,6 @@ WHY_NOT_YET: Mapping[str, str] = MappingProxyType({
     "FeedingSearchForCube": "needs the feeding game's cube (energy needs and cube markers)",
     "OnboardingShowCube": "needs cube markers seen (the app's onboarding)",
     "ThinkAboutBeacons": "needs the hiking activity's beacons (cube markers)",
-    "GuardDog": "needs cubes lying still to guard (cube accelerometer streams)",
     "ReactToPet": "needs a pet detector (the vision finds human faces only)",
     "ReactToVoiceCommand": "needs voice commands (the app heard them through the phone)",
     "RespondToRenameFace": "needs face names (the app's face enrolment)",
