@@ -104,15 +104,18 @@ def test_the_cubes_glow_when_connected_go_dark_as_the_robot_sleeps_and_wake_with
 
 def test_a_tap_game_asked_for_with_the_cube_lit_and_played_by_tapping_on_its_flash(
         tmp_path: Path, sample_resources: Path) -> None:
-    """TapGame from the project's behaviour file, three rounds: a tap on the flash wins the first for
+    """TapGame from the project's behaviour file (its timing changed in the personality's
+    ``behaviors:``), three rounds: a tap on the flash wins the first for
     the person, a tap before the flash the second for Cozmo, no tap the third: Cozmo wins 2-1."""
     (tmp_path / "game.yaml").write_text(
         "name: game\n"
+        "behaviors:\n"
+        "  TapGame: {readyWait_s: [2.0, 2.5], window_s: 1.5, waitForTap_s: 30}\n"
         "root:\n"
         "  type: sequence\n"
         "  children:\n"
         "    - {type: wait, params: {seconds: 2}}\n"
-        "    - {behavior: TapGame, params: {readyWait_s: [2.0, 2.5], window_s: 1.5, waitForTap_s: 30}}\n"
+        "    - {behavior: TapGame}\n"
         "    - {type: wait, params: {seconds: 600}}\n")
     asking = file_color(sample_resources, "interacting")
     flash = file_color(sample_resources, "flash")
@@ -165,15 +168,15 @@ def test_guard_dog_beaten_by_careful_flips_then_busted_by_a_cube_carried_off(
     is carried about: its lights show it is being moved, then Cozmo is busted awake."""
     (tmp_path / "guard.yaml").write_text(
         "name: guard\n"
+        "behaviors:\n"
+        "  GuardDog: {sleepingMinDuration_s: 30, sleepingMaxDuration_s: 60, maxMovementBustedGracePeriod_s: 2}\n"
         "root:\n"
         "  type: sequence\n"
         "  children:\n"
         "    - {type: wait, params: {seconds: 2}}\n"
-        "    - {behavior: GuardDog, params: {sleepingMinDuration_s: 30, sleepingMaxDuration_s: 60,"
-        " maxMovementBustedGracePeriod_s: 2}}\n"
+        "    - {behavior: GuardDog}\n"
         "    - {type: wait, params: {seconds: 1}}\n"
-        "    - {behavior: GuardDog, params: {sleepingMinDuration_s: 30, sleepingMaxDuration_s: 60,"
-        " maxMovementBustedGracePeriod_s: 2}}\n"
+        "    - {behavior: GuardDog}\n"
         "    - {type: wait, params: {seconds: 600}}\n")
     rs = ResourceSet.load([sample_resources, RESOURCES])
     flipped = file_color(RESOURCES / "cozmo_resources", "cubePlayerWin")   # the sample names a file it lacks

@@ -23,9 +23,9 @@ from .overrides import TOP_KEYS, apply_overrides
 __all__ = ["Assembler", "deep_merge"]
 
 #: What an included file may provide (besides its own includes, name and description).
-INCLUDED_SECTIONS = ("subtrees", "activities", "parameters")
+INCLUDED_SECTIONS = ("subtrees", "activities", "parameters", "behaviors")
 #: Sections of a base and its extension that are merged name by name.
-NAMED_SECTIONS = ("subtrees", "activities", "parameters", "reactions")
+NAMED_SECTIONS = ("subtrees", "activities", "parameters", "reactions", "behaviors")
 #: Sections of a base and its extension merged key by key at every depth.
 DEEP_SECTIONS = ("mood", "schedule", "arousal")
 

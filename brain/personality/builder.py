@@ -36,6 +36,7 @@ from brain.nodes.registry import (
 )
 
 from .activities import resource_activity
+from .behaviors_section import own_behavior, plain_params
 from .issues import IssueList
 from .located import LList, LMap, Loc, plain, short_repr, suggest
 
@@ -62,6 +63,8 @@ class Builder:
         self.nodes: dict[str, Behaviour] = {}
         self.subtrees: LMap = self._section("subtrees")
         self.activities: LMap = self._section("activities")
+        #: the ``behaviors:`` section: behaviour ID -> its parameters (see behaviors_section)
+        self.behaviors: LMap = self._section("behaviors")
         mood = ctx.mood
         self.emotion_types: set[str] | None = set(mood.emotion_types) if mood is not None else None
         resources = ctx.resources
@@ -366,43 +369,64 @@ class Builder:
 
     def behavior_node(self, behavior_id: str, loc: Loc, path: str, extra: Mapping[str, Any] | None = None,
                       extra_locs: LMap | None = None, extra_path: str = "") -> Behaviour | None:
-        """A Cozmo behaviour by ID (from the resource set) or by class name (with YAML params).
+        """A Cozmo behaviour by ID: the personality's ``behaviors:`` entry, the resource set's
+        behaviour, or a behaviour class used by name (with YAML params).
 
         Its parameters are checked against the class's declaration: a bad one is reported where
-        it was written, the YAML override (``extra``, located by ``extra_locs``) or the behaviour's
-        JSON file (file, line and key).
+        it was written, the node's ``params`` (``extra``, located by ``extra_locs``), the
+        ``behaviors:`` entry, or the behaviour's JSON file (file, line and key).
         """
         resources = self.ctx.resources
-        record = resources.behavior(behavior_id) if resources is not None else None
+        layers: list[tuple[Mapping[str, Any], LMap | None, str, Loc]] = []
+        if extra:
+            layers.append((extra, extra_locs, extra_path, loc))
+        own = own_behavior(self, behavior_id)
+        if own is None and behavior_id in self.behaviors:
+            return None  # a broken entry (reported)
+        base: str | None = behavior_id
+        class_name: str | None = None
+        if own is not None:
+            layers.append((plain_params(own), own.params, own.path, own.loc))
+            base, class_name = own.base, own.class_name
+        record = resources.behavior(base) if resources is not None and base is not None else None
+        params: dict[str, Any] = dict(getattr(record, "params", {}) or {}) if record is not None else {}
+        for layer, _, _, _ in reversed(layers):
+            params.update(layer)
         if record is not None:
-            spec = BehaviorSpec.from_record(record, extra)
-        elif behavior_id in BEHAVIOR_CLASSES:
-            spec = BehaviorSpec(behavior_id, behavior_id, dict(extra or {}))
+            spec = BehaviorSpec(class_name or record.behavior_class, behavior_id, params)
+        elif class_name is not None:
+            spec = BehaviorSpec(class_name, behavior_id, params)
+        elif base is not None and base in BEHAVIOR_CLASSES:
+            spec = BehaviorSpec(base, behavior_id, params)
         else:
-            known = list(BEHAVIOR_CLASSES)
+            known = [*BEHAVIOR_CLASSES, *self.behaviors]
             if resources is not None:
                 known += list(getattr(resources, "behaviors", {}))
             where = "" if resources is not None else " (no resource set is loaded: only behaviour classes can be used)"
-            self.issues.add(loc, path, f"unknown behaviour {behavior_id!r}{suggest(behavior_id, known)}{where}")
+            self.issues.add(loc, path, f"unknown behaviour {behavior_id!r}{suggest(behavior_id, known)}{where}; "
+                            "a behaviour of the personality's own is written under `behaviors:` with `class:`")
             return None
         factory = BEHAVIOR_CLASSES.get(spec.behavior_class)
         if factory is None:
             self.issues.add(loc, path, f"behaviour {behavior_id!r} has class {spec.behavior_class!r}, which the "
                             f"node library does not implement (implemented: {', '.join(sorted(BEHAVIOR_CLASSES))})")
             return None
-        if extra:
+        if layers:
             ignored = set(factory.resolve(spec.params).ignored)
-            for key in (k for k in extra if k in ignored):
-                known = [n for name in factory.params for n in factory.keys(name)]
-                self.issues.warn(extra_locs.at(key) if extra_locs is not None else loc, f"{extra_path}.{key}",
-                                 f"{spec.behavior_class} does not read {key!r}{suggest(str(key), known)}; ignored")
+            known = [n for name in factory.params for n in factory.keys(name)]
+            for layer, locs, layer_path, layer_loc in layers:
+                for key in (k for k in layer if k in ignored):
+                    self.issues.warn(locs.at(key) if locs is not None else layer_loc, f"{layer_path}.{key}",
+                                     f"{spec.behavior_class} does not read {key!r}{suggest(str(key), known)}; ignored")
         try:
             return factory(self.ctx, spec)
         except BehaviorParamError as exc:
             top = re.split(r"[.\[]", exc.key, maxsplit=1)[0]
             what = f"behaviour {behavior_id!r} ({spec.behavior_class}): {exc.reason}"
-            if extra and top in extra:
-                self.issues.add(extra_locs.at(top) if extra_locs is not None else loc, f"{extra_path}.{exc.key}", what)
+            written = next((x for x in layers if top in x[0]), None)
+            if written is not None:
+                layer, locs, layer_path, layer_loc = written
+                self.issues.add(locs.at(top) if locs is not None else layer_loc, f"{layer_path}.{exc.key}", what)
             elif record is not None:
                 file = record.origin.path
                 self.issues.add(Loc(file, key_line(file, exc.key)), exc.key, f"{what} (used at {path})")

@@ -29,6 +29,7 @@ from driver.events import RobotEvent
 
 from .arousal_section import build_arousal
 from .assembly import Assembler
+from .behaviors_section import check_all
 from .builder import Builder
 from .issues import IssueList, PersonalityError, display_path, format_issue
 from .located import LMap, Loc, plain, short_repr, suggest
@@ -113,6 +114,7 @@ def _build_personality(path: Path, ctx: BrainContext, parameters: Mapping[str, A
         builder.build(builder.subtrees[name], builder.subtrees.at(name), f"subtrees.{name}", (name,))
     for name in builder.activities:
         builder.activity(name, (name,))
+    check_all(builder)
     reactions = build_reactions(builder)
     mood = build_mood_overrides(builder)
     schedule = build_schedule(builder)

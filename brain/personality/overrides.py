@@ -19,7 +19,7 @@ __all__ = ["TOP_KEYS", "all_ids", "apply_overrides", "find_id", "parse_path"]
 
 #: Top-level keys of a personality file.
 TOP_KEYS = ("name", "description", "extends", "include", "parameters", "overrides", "mood", "schedule",
-            "arousal", "subtrees", "activities", "reactions", "root")
+            "arousal", "subtrees", "activities", "behaviors", "reactions", "root")
 #: The sections whose nodes an ``id`` can name.
 _ID_SECTIONS = ("root", "subtrees", "activities", "reactions")
 
