@@ -79,6 +79,13 @@ TIMED = {
                          "startInCooldown": True},
 }
 
+#: Runs while Repair is Warning or Critical (Anki's NeedsSevereLow… activities' strategy).
+NEEDY = {
+    "activityID": "Needy",
+    "behaviorChooser": {"type": "Selection", "behaviors": ["SadThing"]},
+    "activityStrategy": {"type": "Needs", "need": "Repair", "needBracket": "Warning"},
+}
+
 BROKEN = {
     "activityID": "Broken",
     "behaviorChooser": {"type": "Scoring", "behaviors": [
@@ -106,7 +113,7 @@ def resources(tmp_path: Path) -> Any:
     behavior("SadThing", "Sad")
     behavior("Unscored", "Blink")
     behavior("Legacy", "Bored", flatScore=0.05)
-    for record in (MOPEY, PICKY, TIMED, BROKEN):
+    for record in (MOPEY, PICKY, TIMED, NEEDY, BROKEN):
         (activities / f"{record['activityID']}.json").write_text(json.dumps(record, indent=2))
     rs = load_resource_set([root, PROJECT_RESOURCES])
     assert not [str(i) for i in rs.issues if i.severity >= Severity.ERROR]
@@ -195,6 +202,20 @@ def test_the_start_mood_score_gates_the_activity(resources: Any, tmp_path: Path)
     ctx.mood.set_value("Happy", 0.8, clock())  # start score 0.84
     root.tick_once()
     assert root.status is Status.RUNNING and ctx.animations.played == [("trigger", "Happy")]
+
+
+def test_a_needs_strategy_runs_the_activity_while_its_need_is_low(resources: Any, tmp_path: Path) -> None:
+    clock = Clock()
+    ctx = _ctx(resources, clock, anim_s=30.0)
+    root = _personality(tmp_path, "Needy", ctx).root
+    root.tick_once()
+    assert root.status is Status.FAILURE and ctx.animations.played == []  # Repair starts full
+    ctx.needs.levels["Repair"] = 0.25                                       # Warning (0.3 and below)
+    root.tick_once()
+    assert root.status is Status.RUNNING and ctx.animations.played == [("trigger", "Sad")]
+    ctx.needs.levels["Repair"] = 0.7                                        # repaired: it hands the robot back
+    root.tick_once()
+    assert root.status is Status.FAILURE
 
 
 def test_the_strategy_cooldown_wraps_the_activity(resources: Any, tmp_path: Path) -> None:

@@ -116,6 +116,7 @@ root:
                 - {type: backpack_lights, name: t_backpack_lights, params: {pattern: calm}}
                 - {type: cube_lights, name: t_cube_lights, params: {trigger: Flash}}
                 - {type: cube_connected, name: t_cube_connected}
+                - {type: need_low, name: t_need_low, params: {need: Play}}
                 - {type: emotion_event, name: t_emotion_event, params: {event: Nope}}
                 - {type: random_wait, name: t_random_wait, params: {min: 1, max: 2}}
                 - {type: sleep, name: t_sleep}

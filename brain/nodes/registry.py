@@ -24,6 +24,7 @@ from py_trees.composites import Parallel
 
 from brain.context import BrainContext
 from brain.graph import Graph
+from brain.needs import BRACKETS, NEEDS
 from brain.rhythm import parse_clock
 from driver.events import EVENT_KINDS
 
@@ -64,6 +65,7 @@ from .cozmo_behaviors import BEHAVIOR_CLASS_LIST
 from .cube_play import CubeLightsNode
 from .daytime import Night, QuietHours, TimeOfDay
 from .decorators import Cooldown, Timeout, Timer
+from .needs_classes import NeedLow
 from .params import Param, ParamError, coerce
 from .sleeper import SLEEPER_PARAMS, sleeper_node
 from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace, TurnTowardsGlimpse
@@ -313,6 +315,10 @@ _LIST: list[NodeType] = [
     _condition("sleepy", lambda name, ctx: Sleepy(name, ctx),
                "SUCCESS while the sleep debt is at the personality's sleepy level (`arousal.sleepy_after_s`; "
                "`sleepy_on_charger_s` on the charger)."),
+    _condition("need_low", lambda name, ctx, need, bracket="Warning": NeedLow(name, ctx, need, bracket, None),
+               "SUCCESS while a need (Energy, Play, Repair) is at `bracket` or below (Warning takes Critical too).",
+               need=Param("str", required=True, choices=NEEDS),
+               bracket=Param("str", default="Warning", choices=BRACKETS)),
     _condition("battery_low", lambda name, ctx, volts=3.6: BatteryLow(name, ctx, volts),
           "SUCCESS while the battery is below `volts`.", volts=Param("number", default=3.6, minimum=0.0)),
     _condition("quiet_hours", lambda name, ctx: QuietHours(name, ctx),

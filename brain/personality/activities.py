@@ -6,6 +6,7 @@ chooser over behaviours with a strategy around it. Such an activity becomes a su
 * the chooser (``StrictPriority``, ``Scoring`` or weighted random) over the behaviours the node
   library implements; for ``Scoring``, each behaviour's score — emotion scorers, a flat score,
   repetition and running penalties — is read here (:func:`activity_score`);
+* a ``Needs`` strategy's gate: it runs while its ``need`` is at ``needBracket`` or below;
 * the strategy's start-mood gate (``startMoodScorer`` / ``requiredMinStartMoodScore``), its end
   (``activityShouldEndDurationSecs``) and its cooldown (``cooldownBase``, or the personality's
   ``cooldown``, with ``startInCooldown``).
@@ -22,8 +23,11 @@ from typing import TYPE_CHECKING, Any
 from py_trees.behaviour import Behaviour
 
 from brain.graph import Graph
+from brain.needs import BRACKETS, NEEDS
 from brain.nodes.choosers import ScoreSpec, Scoring, StartMoodGate, StrictPriority, WeightedRandom
+from brain.nodes.composites import Sequence as SequenceNode
 from brain.nodes.decorators import Cooldown, Timer
+from brain.nodes.needs_classes import NeedLow
 from brain.nodes.registry import BEHAVIOR_CLASSES, Param, ParamError, coerce
 
 from .located import LMap, Loc, plain, short_repr, suggest
@@ -57,6 +61,7 @@ def resource_activity(builder: Builder, spec: LMap, path: str) -> Behaviour | No
         return None
     strategy = record.strategy
     root = _start_mood_gate(builder, activity_id, strategy, root, loc, where)
+    root = _needs_gate(builder, activity_id, strategy, root, loc, where)
     params = strategy.params if strategy is not None else {}
     root = _end_after(builder, activity_id, params, root, loc, where)
     cooldown = spec.get("cooldown")
@@ -130,6 +135,25 @@ def _start_mood_gate(builder: Builder, activity_id: Any, strategy: Any, root: Be
         return root
     return StartMoodGate(f"{activity_id} start mood", root, builder.ctx, scorers,
                          strategy.required_min_start_mood_score)
+
+
+def _needs_gate(builder: Builder, activity_id: Any, strategy: Any, root: Behaviour, loc: Loc, where: str
+                ) -> Behaviour:
+    """``root`` while the strategy's need is low, for a ``Needs`` strategy (NeedsSevereLowEnergy …).
+
+    As Anki's: the activity runs while its ``need`` is at ``needBracket`` or below, and hands the
+    robot back as soon as the need is above it again (charged, repaired).
+    """
+    if strategy is None or strategy.type != "Needs":
+        return root
+    need, bracket = strategy.params.get("need"), strategy.params.get("needBracket", "Warning")
+    if need not in NEEDS or bracket not in BRACKETS:
+        builder.issues.warn(loc, where, f"activity {activity_id!r}: a Needs strategy wants `need` (one of "
+                            f"{', '.join(NEEDS)}) and `needBracket` (one of {', '.join(BRACKETS)}), got "
+                            f"{need!r} and {bracket!r}; it runs whatever the needs")
+        return root
+    low = NeedLow(f"{need} at {bracket} or below", builder.ctx, need, bracket, None)
+    return SequenceNode(f"{activity_id} while {need} is low", memory=False, children=[low, root])
 
 
 def _end_after(builder: Builder, activity_id: Any, params: Mapping[str, Any], root: Behaviour, loc: Loc,
