@@ -38,6 +38,7 @@ _EMOTION_DEFAULTS: dict[str, dict[str, float]] = {
     "PounceSuccess": {"Play": 0.1}, "PounceFail": {"Play": 0.05}, "FistBumpSuccess": {"Play": 0.1},
     "PlayedPeekABoo": {"Play": 0.2}, "PlayedTapGame": {"Play": 0.25}, "RequestToPlayAccepted": {"Play": 0.1},
     "Sang": {"Play": 0.05}, "GreetedFace": {"Play": 0.03}, "PlayedGuardDog": {"Play": 0.2},
+    "PlayedKeepAway": {"Play": 0.2},
 }
 _ROBOT_DEFAULTS: dict[str, dict[str, float]] = {
     "falling_started": {"Repair": -0.3, "Play": -0.1}, "shaken": {"Repair": -0.1},

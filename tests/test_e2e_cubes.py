@@ -231,3 +231,57 @@ def test_guard_dog_beaten_by_careful_flips_then_busted_by_a_cube_carried_off(
         assert code == 0, d.text[-3000:]
 
     run(body(), timeout=150)
+
+
+def test_keep_away_pounces_when_the_teased_cube_stops_and_misses_one_pulled_away(
+        tmp_path: Path, sample_resources: Path) -> None:
+    """KeepAway from the project's file: a cube moved about and then still is pounced on and caught;
+    the next time it is pulled away as the pounce begins, and the pounce misses."""
+    (tmp_path / "tease.yaml").write_text(
+        "name: tease\n"
+        "behaviors:\n"
+        "  KeepAway: {rounds: 2, settle_s: [0.5, 0.6], escape_s: 1.0}\n"
+        "root:\n"
+        "  type: sequence\n"
+        "  children:\n"
+        "    - {type: wait, params: {seconds: 2}}\n"
+        "    - {behavior: KeepAway}\n"
+        "    - {type: wait, params: {seconds: 600}}\n")
+    rs = ResourceSet.load([sample_resources, RESOURCES])
+    ready = file_color(RESOURCES / "cozmo_resources", "pounceReady")
+    caught_color = file_color(RESOURCES / "cozmo_resources", "pounceCaught")
+    missed_color = file_color(sample_resources, "cubePouncePlayerWin")
+    pounce = group_heads(rs, "PouncePounce")
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "tease.yaml", "--resources", str(sample_resources),
+                        "--resources", str(RESOURCES))
+        try:
+            await eventually(lambda: d.sim.cubes.slot_of(1) is not None, timeout=10.0, interval=0.05)
+            cube = d.sim.cubes.cube(1)
+            assert cube is not None
+            await eventually(lambda: near(cube.on_colors()[0], ready), timeout=15.0, interval=0.05)
+            teased = d.now()
+            d.sim.move_cube(1, 1.0)                    # wiggled for a second, then still
+            caught = await d.line(r"KeepAway: pounce 1 caught the cube", timeout=10.0)
+            assert clip_starts(d.messages, teased, pounce), d.text
+            (lunge,) = clip_starts(d.messages, teased, pounce)
+            assert 1.6 < lunge - teased < 4.0          # ObjectStoppedMoving ≈ 1.6 s, then its pause
+            await eventually(lambda: near(cube.on_colors()[0], caught_color), timeout=3.0, interval=0.02)
+            await eventually(lambda: near(cube.on_colors()[0], ready), timeout=15.0, interval=0.05)
+            teased = d.now()
+            d.sim.move_cube(1, 1.0)
+            # the pounce's clip begins (the first clip after the cube's ObjectStoppedMoving, 1.6 s on)
+            await d.message("StartAnimation", timeout=6.0, after=teased + 1.65)
+            d.sim.move_cube(1, 0.3)                    # pulled away as it pounces
+            await d.line(r"KeepAway: pounce 2 missed: pulled away", timeout=3.0)
+            await eventually(lambda: near(cube.on_colors()[0], missed_color), timeout=3.0, interval=0.02)
+            await d.line(r"KeepAway: game over, 1 of 2 pounces caught", timeout=15.0)
+            assert caught < teased
+        finally:
+            d.signal(signal.SIGINT)
+            code = await d.wait(20.0)
+            await d.close()
+        assert code == 0, d.text[-3000:]
+
+    run(body(), timeout=120)

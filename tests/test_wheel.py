@@ -118,7 +118,7 @@ def test_check_finds_the_packaged_resources(installed, empty):
     root = installed["package"] / "_data" / "resources" / "cozmo_resources"
     assert f"Resource check: 1 root (searched in this order)\n  1. {root}\n" in out
     assert re.search(rf"animation clips +{CLIPS} +{CLIP_FILES}\n", out)
-    assert re.search(r"behaviours +56 +56\n", out) and re.search(r"mood config +1 +1\n", out)
+    assert re.search(r"behaviours +57 +57\n", out) and re.search(r"mood config +1 +1\n", out)
     assert "Summary: 0 errors, 0 warnings" in out
 
 

@@ -48,6 +48,7 @@ from .composites import Sequence as SequenceNode
 from .cube_play import CUBE_PLAY_CLASSES
 from .face_behaviors import FACE_CLASSES
 from .guard_dog import GUARD_DOG_CLASSES
+from .keep_away import KEEP_AWAY_CLASSES
 from .needs_classes import NEEDS_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param
@@ -236,4 +237,5 @@ BEHAVIOR_CLASS_LIST: tuple[BehaviorClass, ...] = (*_CLASSES[:10], *SLEEPER_CLASS
                                                   *ORIENTATION_CLASSES, *FACE_CLASSES, *PLAY_CLASSES,
                                                   *REACTION_CLASSES, *SOCIAL_CLASSES,
                                                   *PEEKABOO_CLASSES, *NEEDS_CLASSES,
-                                                  *CUBE_PLAY_CLASSES, *GUARD_DOG_CLASSES)
+                                                  *CUBE_PLAY_CLASSES, *GUARD_DOG_CLASSES,
+                                                  *KEEP_AWAY_CLASSES)
