@@ -36,7 +36,7 @@ from .link import Address, Link, LinkStats
 from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
 from .protocol.linkstate import Backoff
-from .protocol.table import UpAxis
+from .robot_cubes import RobotCubes
 from .samples import RobotStateSample, RobotStatus, state_from_message
 from .startup import RobotInfo, StartUp, firmware_problem
 
@@ -53,7 +53,7 @@ DEFAULT_ADDRESS: Address = ("172.31.1.1", 5551)
 EventListener = Callable[[ev.RobotEvent], None]
 
 
-class Robot(RobotConnection):
+class Robot(RobotCubes, RobotConnection):
     """A connection to one Cozmo (real or simulated) and everything it does.
 
     How it connects and reconnects (and what ``reconnect_initial_s``, ``reconnect_max_s``,
@@ -292,48 +292,6 @@ class Robot(RobotConnection):
             elif state == "interrupted":
                 action._finish(ActionCancelled("path interrupted"))
 
-    def _on_cube_advert(self, msg: Any) -> None:
-        requests = self.cubes.advert(int(msg.factory_id), int(msg.object_type), int(msg.rssi), self._now())
-        self._ask_for_cubes(requests)
-
-    def _on_cube_accel(self, msg: Any) -> None:
-        motion = self.cube_motion.get(int(msg.object_id))
-        if motion is not None:
-            motion.update(float(msg.accel_x), float(msg.accel_y), float(msg.accel_z))
-
-    def stream_cube_accel(self, object_id: int, enable: bool = True) -> None:
-        """Ask cube ``object_id`` (its slot) to stream its accelerometer (ObjectAccel, ≈ 25 a
-        second) or to stop; while it streams, :meth:`cube_movement` says how much it moves."""
-        if enable:
-            self.cube_motion.setdefault(object_id, CubeMotion())
-        else:
-            self.cube_motion.pop(object_id, None)
-        self.send(m.StreamObjectAccel(object_id=object_id, enable=enable))
-
-    def cube_movement(self, object_id: int) -> float | None:
-        """The movement score of a streaming cube (0 at rest, up to 80 carried about), else None."""
-        motion = self.cube_motion.get(object_id)
-        return None if motion is None else motion.score
-
-    def _on_cube_connection(self, msg: Any) -> None:
-        slot, factory_id, connected = int(msg.object_id), int(msg.factory_id), bool(msg.connected)
-        self.cubes.connection(slot, factory_id, connected, self._now())
-        if not connected:
-            self.cube_motion.pop(slot, None)
-        log.info("%s: cube 0x%08x %s slot %d", self.name, factory_id, "connected in" if connected else "left",
-                 slot)
-        self._emit(ev.CubeConnection(self._now(), object_id=slot, factory_id=factory_id, connected=connected))
-
-    def _ask_for_cubes(self, requests: list[tuple[int, int]]) -> None:
-        """Send SetPropSlot for each (factory id, slot) the pool chose (when connected and wanted;
-        otherwise the pool asks again on the next advert)."""
-        if not (self.connect_cubes and self._ready):
-            self.cubes.withdraw(requests)
-            return
-        for factory_id, slot in requests:
-            log.debug("%s: asking for cube 0x%08x in slot %d", self.name, factory_id, slot)
-            self.send(m.SetPropSlot(factory_id=factory_id, slot=slot))
-
     _handlers: dict[str, Callable[[Robot, Any], None]] = {
         "RobotState": _on_robot_state,
         "FirmwareSignature": _on_firmware,
@@ -356,11 +314,10 @@ class Robot(RobotConnection):
         "ObjectMoved": lambda self, msg: self._emit(ev.CubeMoved(self._now(), object_id=int(msg.object_id))),
         "ObjectStoppedMoving": lambda self, msg: self._emit(
             ev.CubeStopped(self._now(), object_id=int(msg.object_id))),
-        "ObjectConnectionState": _on_cube_connection,
-        "ObjectAccel": _on_cube_accel,
-        "ObjectUpAxisChanged": lambda self, msg: self._emit(ev.CubeUpAxisChanged(
-            self._now(), object_id=int(msg.object_id), axis=_axis_name(int(msg.axis)))),
-        "ObjectAvailable": _on_cube_advert,
+        "ObjectConnectionState": RobotCubes._on_cube_connection,
+        "ObjectAccel": RobotCubes._on_cube_accel,
+        "ObjectUpAxisChanged": RobotCubes._on_cube_up_axis,
+        "ObjectAvailable": RobotCubes._on_cube_advert,
         "FallingStarted": lambda self, msg: self._emit(ev.FallingStarted(self._now())),
         "FallingStopped": lambda self, msg: self._emit(ev.FallingStopped(
             self._now(), duration_ms=int(msg.duration_ms), impact_intensity=float(msg.impact_intensity))),
@@ -511,12 +468,6 @@ class Robot(RobotConnection):
         """Set the three centre backpack LEDs with full LightState patterns (blinks, fades)."""
         self.send(m.LightStateCenter(states=states))
 
-    def set_cube_lights(self, object_id: int, states: list[Any], rotation_frames: int = 0) -> None:
-        """Set a cube's four LEDs with LightState patterns; ``rotation_frames`` (30 ms frames, 0:
-        none) turns the pattern round the cube's four LEDs."""
-        self.send(m.CubeId(object_id=object_id, rotation_period_frames=max(0, min(255, rotation_frames))))
-        self.send(m.CubeLights(states=states))
-
     def set_head_light(self, enable: bool) -> None:
         """Switch the IR head light."""
         self.send(m.SetHeadLight(enable=enable))
@@ -636,10 +587,3 @@ class Robot(RobotConnection):
             self.enable_camera(False)
         await vision.close()
 
-
-def _axis_name(value: int) -> str:
-    """A cube's up axis by name (``Z_NEGATIVE`` …), ``UNKNOWN`` for a value out of the table."""
-    try:
-        return UpAxis(value).name
-    except ValueError:
-        return "UNKNOWN"
