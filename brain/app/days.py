@@ -172,7 +172,8 @@ def summarise(days: list[dict[str, Any]], **about: Any) -> dict[str, Any]:
     ok = [d for d in days if "error" not in d]
     per_day = [{"seed": d["seed"], "error": d["error"]} if "error" in d else
                {"seed": d["seed"], "simulated_s": d["simulated_s"], "wall_s": d["wall_s"], "speedup": d["speedup"],
-                "sleep_count": d["sleep_count"], "liveliness": d["liveliness"]} for d in days]
+                "sleep_count": d["sleep_count"], "liveliness": d["liveliness"],
+                "behavior_starts": d.get("behavior_starts", {})} for d in days]
     first = ok[0] if ok else {}
     return {"personality": first.get("personality"), **about, "schedule": first.get("schedule"),
             "seeds": [d["seed"] for d in days], "days": per_day,

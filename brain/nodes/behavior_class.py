@@ -13,7 +13,7 @@ class does not read are never refused: :meth:`BehaviorClass.resolve` lists them,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,7 +21,8 @@ from py_trees.behaviour import Behaviour
 
 from brain.context import BrainContext
 
-from .actions import FireEmotionEvent
+from .actions import FireEmotionEvent, PlayAnimationTrigger
+from .composites import Sequence as SequenceNode
 from .params import Param, ParamError, coerce
 
 __all__ = [
@@ -192,3 +193,22 @@ def emotion_nodes(ctx: BrainContext, spec: BehaviorSpec, key: str = "finalEmotio
     """
     name = spec.value(key)
     return [FireEmotionEvent(f"emotion {name}", ctx, name)] if name else []
+
+
+def sequence_of(owner: BehaviorSpec | str, children: Sequence[Behaviour]) -> Behaviour:
+    """A behaviour's steps in order: a memory sequence named after the behaviour (its ID)."""
+    name = owner.behavior_id if isinstance(owner, BehaviorSpec) else owner
+    return SequenceNode(name, memory=True, children=list(children))
+
+
+def plays(ctx: BrainContext, triggers: str | Sequence[str] | None) -> list[Behaviour]:
+    """One play node per animation trigger, in order (none for None or an empty name)."""
+    if not triggers:
+        return []
+    names = [triggers] if isinstance(triggers, str) else [t for t in triggers if t]
+    return [PlayAnimationTrigger(t, ctx, t) for t in names]
+
+
+def str_param(default: str, doc: str) -> Param:
+    """A text parameter with a default (a trigger, an emotion event, a light's name)."""
+    return Param("str", default=default, doc=doc)

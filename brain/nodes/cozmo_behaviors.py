@@ -42,8 +42,10 @@ from .behavior_class import (
     BehaviorParamError,
     BehaviorSpec,
     emotion_nodes,
+    plays,
     triggers_param,
 )
+from .behavior_class import sequence_of as _seq
 from .composites import Sequence as SequenceNode
 from .cube_play import CUBE_PLAY_CLASSES
 from .face_behaviors import FACE_CLASSES
@@ -80,12 +82,8 @@ def anim_triggers(spec: BehaviorSpec, default: Sequence[str] = ()) -> list[str]:
     return list(resolved.values["animTriggers"])
 
 
-def _seq(spec: BehaviorSpec, children: Sequence[Behaviour]) -> Behaviour:
-    return SequenceNode(spec.behavior_id, memory=True, children=list(children))
-
-
 def _plays(ctx: BrainContext, spec: BehaviorSpec) -> list[Behaviour]:
-    return [PlayAnimationTrigger(t, ctx, t) for t in spec.value("animTriggers")]
+    return plays(ctx, spec.value("animTriggers"))
 
 
 def _emotion_param(default: str) -> Param:

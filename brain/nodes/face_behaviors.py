@@ -24,10 +24,11 @@ from py_trees.common import Status
 from brain.context import BrainContext
 from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG
 
-from .actions import ContextBehaviour, Drive, PlayAnimationTrigger, RandomWait
+from .actions import ContextBehaviour, Drive, RandomWait
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
+from .behavior_class import plays as _plays
+from .behavior_class import sequence_of as _seq
 from .composites import Selector
-from .composites import Sequence as SequenceNode
 from .decorators import FailureIsSuccess, Repeat
 from .params import Param
 from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace
@@ -38,14 +39,6 @@ __all__ = ["FACE_CLASSES", "PounceCaught"]
 #: A catch, as Anki's PounceOnMotion tells it: the lift held above this (mm) or the body pitched up.
 CATCH_LIFT_MM = 35.5
 CATCH_PITCH_RAD = 0.02
-
-
-def _seq(name: str, children: list[Behaviour]) -> Behaviour:
-    return SequenceNode(name, memory=True, children=children)
-
-
-def _plays(ctx: BrainContext, triggers: list[str]) -> list[Behaviour]:
-    return [PlayAnimationTrigger(t, ctx, t) for t in triggers]
 
 
 def _range(spec: BehaviorSpec, low: str, high: str) -> tuple[float, float]:

@@ -17,6 +17,7 @@ from brain.context import BrainContext
 
 from .actions import PlayAnimationTrigger, StopMotors, Wait, _Polled
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
+from .behavior_class import sequence_of as _seq
 from .composites import Sequence as SequenceNode
 from .conditions import current_orientation
 from .decorators import Explained
@@ -88,10 +89,6 @@ class PlayForOrientation(_Polled):
         self.describe(animation=self.chosen)
         assert self.ctx.animations is not None
         return self.ctx.animations.play_trigger(self.chosen)
-
-
-def _seq(spec: BehaviorSpec, children: Sequence[Behaviour]) -> Behaviour:
-    return SequenceNode(spec.behavior_id, memory=True, children=list(children))
 
 
 def _attempts(ctx: BrainContext, spec: BehaviorSpec, orientations: Sequence[str], attempt: Sequence[Behaviour],

@@ -26,6 +26,7 @@ from brain.context import BrainContext
 
 from .actions import ContextBehaviour, _cancel, _stop_wheels, wheel_mark
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes
+from .behavior_class import str_param as _trigger
 from .composites import Sequence as SequenceNode
 from .decorators import Cooldown
 from .params import Param
@@ -179,10 +180,6 @@ def peek_a_boo(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     cooldown_s = spec.value("minCooldown_Sec")
     body: Behaviour = Cooldown("once a while", game, ctx, cooldown_s) if cooldown_s > 0 else game
     return SequenceNode(spec.behavior_id, memory=True, children=[body])
-
-
-def _trigger(default: str, doc: str) -> Param:
-    return Param("str", default=default, doc=doc)
 
 
 #: The class of this module and what it reads.

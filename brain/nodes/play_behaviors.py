@@ -31,8 +31,8 @@ from driver.events import EVENT_KINDS
 from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import RobotStatus
 
-from .actions import ContextBehaviour, PlayAnimationTrigger, _cancel, _stop_wheels, wheel_mark
-from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
+from .actions import ContextBehaviour, _cancel, _stop_wheels, wheel_mark
+from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, plays, triggers_param
 from .composites import Selector
 from .composites import Sequence as SequenceNode
 from .params import Param
@@ -240,7 +240,7 @@ class Explore(ContextBehaviour):
 
 
 def _plays(ctx: BrainContext, spec: BehaviorSpec, key: str) -> list[Behaviour]:
-    return [PlayAnimationTrigger(t, ctx, t) for t in spec.value(key)]
+    return plays(ctx, spec.value(key))
 
 
 def request_to_play(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:

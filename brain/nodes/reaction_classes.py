@@ -53,6 +53,9 @@ from .actions import (
     wheel_mark,
 )
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorParamError, BehaviorSpec, emotion_nodes
+from .behavior_class import plays as _play
+from .behavior_class import sequence_of as _seq
+from .behavior_class import str_param as _trigger
 from .composites import Selector
 from .composites import Sequence as SequenceNode
 from .conditions import current_orientation
@@ -69,18 +72,6 @@ log = logging.getLogger(__name__)
 TRIGGER_LOOKBACK_S = 10.0
 #: MotorCalibration's head motor id.
 HEAD_MOTOR = 3
-
-
-def _seq(spec: BehaviorSpec, children: Sequence[Behaviour]) -> Behaviour:
-    return SequenceNode(spec.behavior_id, memory=True, children=list(children))
-
-
-def _play(ctx: BrainContext, trigger: str | None) -> list[Behaviour]:
-    return [PlayAnimationTrigger(trigger, ctx, trigger)] if trigger else []
-
-
-def _trigger(default: str, doc: str) -> Param:
-    return Param("str", default=default, doc=doc)
 
 
 # ----------------------------------------------------------------------------- nodes

@@ -44,6 +44,8 @@ from .behavior_class import (
     emotion_nodes,
     triggers_param,
 )
+from .behavior_class import plays as _play
+from .behavior_class import sequence_of as _seq
 from .composites import Selector
 from .composites import Sequence as SequenceNode
 from .decorators import FailureIsSuccess
@@ -64,14 +66,6 @@ def song_clip(audio_switch: str) -> str:
     """The clip that sings the song an ``audioSwitch`` names (see the module docstring)."""
     name = audio_switch.removeprefix("Cozmo_Sings_").replace("_", "").lower()
     return f"anim_cozmosings_{name}_01"
-
-
-def _seq(spec: BehaviorSpec, children: Sequence[Behaviour]) -> Behaviour:
-    return SequenceNode(spec.behavior_id, memory=True, children=list(children))
-
-
-def _play(ctx: BrainContext, trigger: str | None) -> list[Behaviour]:
-    return [PlayAnimationTrigger(trigger, ctx, trigger)] if trigger else []
 
 
 class PlaySong(_Polled):
