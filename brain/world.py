@@ -86,12 +86,20 @@ class Motion:
 
 @dataclass
 class Cube:
-    """A light cube: connected or not, and when it was last tapped or moved."""
+    """A light cube: connected or not, when it was last tapped, moved and still again, which face
+    is up (as its last ObjectUpAxisChanged said; upright until one does)."""
 
     object_id: int
     connected: bool = False
     last_tapped: float | None = None
     last_moved: float | None = None
+    last_stopped: float | None = None
+    up_axis: str = "Z_POSITIVE"
+
+    @property
+    def moving(self) -> bool:
+        """Moved and not yet still again."""
+        return self.last_moved is not None and (self.last_stopped is None or self.last_stopped < self.last_moved)
 
 
 @dataclass
@@ -169,6 +177,10 @@ class WorldModel:
                 self._cube(event.object_id).last_tapped = float(event.at)
             elif isinstance(event, ev.CubeMoved):
                 self._cube(event.object_id).last_moved = float(event.at)
+            elif isinstance(event, ev.CubeStopped):
+                self._cube(event.object_id).last_stopped = float(event.at)
+            elif isinstance(event, ev.CubeUpAxisChanged):
+                self._cube(event.object_id).up_axis = event.axis
         self.expire(now)
 
     def _face(self, event: ev.FaceSeen | ev.FaceMoved | ev.FaceLost) -> None:
@@ -224,7 +236,8 @@ class WorldModel:
                 "at": round(self.motion.at, 2), "where": self.motion.where,
                 "bearing_deg": round(math.degrees(self.motion.bearing_rad), 1)},
             "cubes": [{"id": c.object_id, "connected": c.connected, "last_tapped": c.last_tapped,
-                       "last_moved": c.last_moved} for c in self.cubes.values()],
+                       "last_moved": c.last_moved, "moving": c.moving, "up_axis": c.up_axis}
+                      for c in self.cubes.values()],
             "edges": [{"at": round(e.at, 2), "x_mm": round(e.x_mm), "y_mm": round(e.y_mm),
                        "heading_deg": round(math.degrees(e.heading_rad))} for e in self.edges],
         }

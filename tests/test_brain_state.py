@@ -138,6 +138,12 @@ def test_vision_and_cube_events_fill_the_world_model() -> None:
         9.9, 9.9, True, 480.0, 0.5)
     assert world.motion == Motion(10.5, -0.2, -0.3, 0.1, "ground")
     assert world.cubes[7] == Cube(7, connected=True, last_tapped=10.7)
+    world.update([ev.CubeMoved(10.8, object_id=7)], 11.0)
+    assert world.cubes[7].moving
+    world.update([ev.CubeUpAxisChanged(11.5, object_id=7, axis="Z_NEGATIVE"), ev.CubeStopped(11.9, object_id=7)], 12.0)
+    assert not world.cubes[7].moving and world.cubes[7].up_axis == "Z_NEGATIVE"
+    assert world.snapshot()["cubes"] == [{"id": 7, "connected": True, "last_tapped": 10.7, "last_moved": 10.8,  # type: ignore[comparison-overlap]
+                                          "moving": False, "up_axis": "Z_NEGATIVE"}]
     world.update([ev.FaceMoved(12.0, face_id=3, heading_rad=0.6, distance_mm=500.0, captured_at=11.9)], 12.0)
     world.update([ev.FaceLost(14.0, face_id=3, heading_rad=0.6, distance_mm=500.0, captured_at=12.9)], 14.0)
     face = world.faces[3]

@@ -214,6 +214,7 @@ function showWorld(w, arousal, t, robot, needs) {
     : "none"]);
   for (const c of w.cubes) {
     rows.push(["cube " + c.id, (c.connected ? "connected" : "not connected")
+      + (c.moving ? " · moving" : "") + (c.up_axis && c.up_axis !== "Z_POSITIVE" ? " · " + c.up_axis : "")
       + (c.lights ? " · lights " + c.lights : "")
       + (c.last_tapped !== null ? " · tapped " + ago(c.last_tapped) : "")]);
   }
