@@ -72,6 +72,10 @@ def test_the_robot_connects_the_kits_cubes_and_hears_taps_by_slot() -> None:
 
     async def body() -> None:
         sim, robot, events = await _pair(script=script)
+        taps: list[tuple[str, int, int]] = []  # what a tap puts on the wire, as a real cube's does
+        robot.add_message_listener(lambda msg: taps.append(
+            (type(msg).__name__, int(msg.object_id), int(getattr(msg, "tap_time", getattr(msg, "time", 0)))))
+            if type(msg).__name__ in ("ObjectTapped", "ObjectTapFiltered") else None)
         try:
             def connections() -> list[ev.CubeConnection]:
                 return [e for e in events if isinstance(e, ev.CubeConnection)]
@@ -86,6 +90,7 @@ def test_the_robot_connects_the_kits_cubes_and_hears_taps_by_slot() -> None:
             await eventually(lambda: any(isinstance(e, ev.CubeTapped) for e in events), timeout=4.0)
             (tap,) = [e for e in events if isinstance(e, ev.CubeTapped)]
             assert (tap.object_id, tap.taps) == (two, 2)
+            assert taps == [("ObjectTapped", two, 6), ("ObjectTapFiltered", two, 6)]
             # cube 3 switched off: it leaves its slot, its tap reaches no one; switched on, it is asked for again
             await eventually(lambda: sum(e.connected for e in connections()) == 4, timeout=5.0)
             off = [e for e in connections() if not e.connected]

@@ -79,11 +79,16 @@ class WorldEvents:
         self.send(m.RobotPoked())
 
     def tap_cube(self, object_id: int = 1, taps: int = 1) -> None:
-        """Light cube ``object_id`` (its number in the kit, 1–3) is tapped; heard only if connected."""
+        """Light cube ``object_id`` (its number in the kit, 1–3) is tapped; heard only if connected.
+
+        As a real cube's tap (hardware.md §5): ObjectTapped with the values a captured tap had
+        (tap time 6, −48 / +49) and ObjectTapFiltered (time 6, intensity 97) with it."""
         slot = self.cubes.event_slot(object_id, "tap")
         if slot is not None:
-            self.send(m.ObjectTapped(timestamp=self._timestamp(), object_id=slot, num_taps=taps,
-                                     tap_time=0, tap_neg=-40, tap_pos=40))
+            stamp = self._timestamp()
+            self.send(m.ObjectTapped(timestamp=stamp, object_id=slot, num_taps=taps,
+                                     tap_time=6, tap_neg=-48, tap_pos=49))
+            self.send(m.ObjectTapFiltered(timestamp=stamp, object_id=slot, time=6, intensity=97))
 
     def move_cube(self, object_id: int = 1, seconds: float = 0.5, flip: bool = False) -> None:
         """Light cube ``object_id`` (1–3) is moved about for ``seconds`` (``flip``: and left upside
