@@ -123,7 +123,7 @@ def test_search_finds_a_face_outside_the_view_then_turns_to_it_and_tracks_it() -
             sim.run_step(moved)
             track = TrackFace("track", Running("clip"), ctx)
             loop = asyncio.get_running_loop()
-            end = loop.time() + 8.0
+            end = loop.time() + 15.0   # a machine loaded by other tests sees her late: margin
             track.tick_once()
             while loop.time() < end and abs(_face_bearing_deg(sim, "alice")) > 8:
                 await asyncio.sleep(0.05)
