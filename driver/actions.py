@@ -8,10 +8,11 @@ finishes them from the robot's acknowledgements and state stream.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, Protocol
+from typing import Protocol
 
+from .pending import Pending
 from .samples import RobotStateSample
 
 __all__ = ["Action", "ActionCancelled", "ActionFailed", "ActionOwner", "ActionState", "ActionTimeout"]
@@ -44,7 +45,7 @@ class ActionState(Enum):
     FAILED = "failed"
 
 
-class Action:
+class Action(Pending):
     """Something the robot is doing that takes time.
 
     ``await action`` waits for it; ``action.done()`` / ``action.succeeded`` let a tree poll it.
@@ -54,6 +55,7 @@ class Action:
 
     def __init__(self, robot: ActionOwner, kind: str, action_id: int | None, timeout: float,
                  is_finished: Callable[[RobotStateSample], bool]) -> None:
+        super().__init__()
         loop = asyncio.get_running_loop()
         self.robot = robot
         self.kind = kind
@@ -61,28 +63,12 @@ class Action:
         self.state = ActionState.SENT if action_id is not None else ActionState.ACKNOWLEDGED
         self.started_at = loop.time()
         self._is_finished = is_finished
-        self._future: asyncio.Future[None] = loop.create_future()
-        self._future.add_done_callback(_consume_exception)
         self._timer = loop.call_later(timeout, self._timeout, timeout)
-
-    def __await__(self) -> Generator[Any, None, None]:
-        return self._future.__await__()
-
-    def done(self) -> bool:
-        """True once the action succeeded or failed."""
-        return self._future.done()
 
     @property
     def succeeded(self) -> bool:
         """True when the action completed successfully."""
         return self.state is ActionState.SUCCEEDED
-
-    @property
-    def error(self) -> BaseException | None:
-        """Why the action failed (None while running or on success)."""
-        if not self._future.done() or self._future.cancelled():
-            return None
-        return self._future.exception()
 
     def cancel(self, reason: str = "cancelled") -> None:
         """Give up on the action (the motor is not stopped; use stop commands for that)."""
@@ -100,21 +86,13 @@ class Action:
         self._finish(ActionTimeout(f"{self.kind} did not finish within {after:.1f} s"))
 
     def _finish(self, error: BaseException | None) -> None:
-        if self._future.done():
+        if self.done():
             return
         self._timer.cancel()
         self.state = ActionState.FAILED if error else ActionState.SUCCEEDED
-        if error is None:
-            self._future.set_result(None)
-        else:
-            self._future.set_exception(error)
+        self._settle(error)
         self.robot._forget(self)
 
     def __repr__(self) -> str:
         return f"<Action {self.kind} id={self.action_id} {self.state.value}>"
 
-
-def _consume_exception(fut: asyncio.Future[None]) -> None:
-    # Actions are often polled rather than awaited; never warn about an unretrieved failure.
-    if not fut.cancelled():
-        fut.exception()

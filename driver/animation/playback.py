@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
+from ..pending import Pending
 from .clip import AnimationError, Clip, RobotAudio
 
 __all__ = [
@@ -167,7 +167,7 @@ class PlaybackState(Enum):
     CANCELLED = "cancelled"
 
 
-class Playback:
+class Playback(Pending):
     """One clip being (or about to be) played.
 
     ``await playback`` waits until it completes and raises :class:`PlaybackCancelled` if it was
@@ -184,7 +184,7 @@ class Playback:
     def __init__(self, clip: Clip, params: PlaybackParams, tracks: frozenset[str], owner: object | None, *,
                  cancel: Callable[[Playback, str], None], audio: Sequence[bytes] | None = None,
                  sounds: ResolvedSounds | None = None, sprites: ResolvedSprites | None = None) -> None:
-        loop = asyncio.get_running_loop()
+        super().__init__()
         self.clip = clip
         self.params = params
         self.tracks = tracks
@@ -207,17 +207,8 @@ class Playback:
         self.events: list[tuple[str, float]] = []
         #: called with (playback, event_id) as each Event keyframe goes out
         self.on_event: list[Callable[[Playback, str], None]] = []
-        self._future: asyncio.Future[None] = loop.create_future()
-        self._future.add_done_callback(_consume_exception)
         self._event_waiters: list[tuple[str, asyncio.Future[bool]]] = []
         self._cancel = cancel
-
-    def __await__(self) -> Generator[Any, None, None]:
-        return self._future.__await__()
-
-    def done(self) -> bool:
-        """True once the playback completed or was cancelled."""
-        return self._future.done()
 
     @property
     def succeeded(self) -> bool:
@@ -281,14 +272,11 @@ class Playback:
         self._finish(PlaybackCancelled(f"animation {self.clip.name!r}: {reason}"), PlaybackState.CANCELLED)
 
     def _finish(self, error: BaseException | None, state: PlaybackState) -> None:
-        if self._future.done():
+        if self.done():
             return
         self.state = state
         self.ended_at = asyncio.get_running_loop().time()
-        if error is None:
-            self._future.set_result(None)
-        else:
-            self._future.set_exception(error)
+        self._settle(error)
         waiters, self._event_waiters = self._event_waiters, []
         for _, fut in waiters:
             if not fut.done():
@@ -297,8 +285,3 @@ class Playback:
     def __repr__(self) -> str:
         return f"<Playback {self.clip.name!r} anim_id={self.anim_id} {self.state.value}>"
 
-
-def _consume_exception(fut: asyncio.Future[None]) -> None:
-    # Playbacks are often polled rather than awaited; never warn about an unretrieved cancel.
-    if not fut.cancelled():
-        fut.exception()
