@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 from pathlib import Path
 
 import numpy as np
@@ -290,8 +291,8 @@ def test_saccade_and_look():
     assert len(frames) == 3 and frames[-1] == target
     xs = [f.center_x for f in frames]
     assert xs[0] > 0.6 * 12 and xs == sorted(xs)  # most of the way at once, then settles
-    moved = random_saccade(DEFAULT_FACE, np.random.default_rng(7))
-    again = random_saccade(DEFAULT_FACE, np.random.default_rng(7))
+    moved = random_saccade(DEFAULT_FACE, random.Random(7))
+    again = random_saccade(DEFAULT_FACE, random.Random(7))
     assert moved == again and moved[-1] != DEFAULT_FACE
     with pytest.raises(ValueError):
         saccade(DEFAULT_FACE, target, frames=0)
@@ -384,7 +385,7 @@ def test_the_idle_face_holds_still_asleep_and_blinks_slowly_when_tired() -> None
     from driver.animation.expressions import expression
     from driver.animation.idle import BLINK_EVERY_S, IdleFace
 
-    idle = IdleFace(expression("neutral"), np.random.default_rng(5))
+    idle = IdleFace(expression("neutral"), random.Random(5))
     idle.schedule(0.0)
     idle.still, idle.base = True, expression("asleep")
     faces = {idle.frame(k / 30) for k in range(30 * 20)}  # twenty seconds: no blink, no glance

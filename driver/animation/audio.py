@@ -34,6 +34,7 @@ import io
 import logging
 import math
 import os
+import random
 import struct
 import wave
 from collections import OrderedDict
@@ -466,7 +467,7 @@ class SoundLibrary:
                  seed: int | None = None, cache_size: int = 256) -> None:
         self.folders = [root / "sound" for root in cozmo_resources_dirs(roots)]
         self.cache_size = cache_size
-        self._rng = np.random.default_rng(seed)
+        self._rng = random.Random(seed)
         self._files: dict[str, Path] | None = None
         self._present: list[Path] = []  # the sound folders that exist (found with the files)
         self._cache: OrderedDict[tuple[int, float, float], list[bytes]] = OrderedDict()
@@ -540,8 +541,7 @@ class SoundLibrary:
         ids, weights = keyframe.audio_event_id, keyframe.probability
         if len(ids) == 1 or len(weights) != len(ids) or sum(weights) <= 0:
             return 0
-        w = np.asarray(weights, dtype=np.float64)
-        return int(self._rng.choice(len(ids), p=w / w.sum()))
+        return self._rng.choices(range(len(ids)), weights=[max(float(w), 0.0) for w in weights])[0]
 
     def _frames(self, event_id: int, path: Path, volume: float, pitch: float) -> list[bytes] | None:
         key = (event_id, volume, pitch)

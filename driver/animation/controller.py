@@ -79,12 +79,11 @@ import asyncio
 import contextlib
 import logging
 import math
+import random
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
-
-import numpy as np
 
 from .. import events as ev
 from ..clocked import AnimationTarget
@@ -179,7 +178,7 @@ class AnimationController:
         self.sprite_resolver = sprite_resolver
         self.on_event = on_event
         #: the idle face: blinks and saccades around ``idle.base`` while nothing else drives the face
-        self.idle = IdleFace(idle_face or facemod.DEFAULT_FACE, np.random.default_rng(seed))
+        self.idle = IdleFace(idle_face or facemod.DEFAULT_FACE, random.Random(seed))
         self.idle_enabled = idle
         #: send idle frames (OutputSilence) even when nothing changes, as a steady 30 fps stream
         self.idle_silence = idle_silence

@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
+import random
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -333,7 +334,7 @@ def saccade(start: FaceParams, target: FaceParams, *, frames: int = 3) -> list[F
 
 def random_saccade(
     face: FaceParams,
-    rng: np.random.Generator,
+    rng: random.Random,
     *,
     max_dx: float = 10.0,
     max_dy: float = 6.0,
@@ -343,7 +344,7 @@ def random_saccade(
 
     The caller owns ``rng`` so runs are reproducible and robots do not share random state.
     """
-    target = look(face, float(rng.uniform(-max_dx, max_dx)), float(rng.uniform(-max_dy, max_dy)))
+    target = look(face, rng.uniform(-max_dx, max_dx), rng.uniform(-max_dy, max_dy))
     return saccade(face, target, frames=frames)
 
 

@@ -8,9 +8,8 @@ OLED. After a clip, the face returns to the gaze over a few frames instead of ju
 
 from __future__ import annotations
 
+import random
 from collections import deque
-
-import numpy as np
 
 from . import face as facemod
 from .face import FaceParams
@@ -38,7 +37,7 @@ class IdleFace:
     makes the timing reproducible.
     """
 
-    def __init__(self, base: FaceParams, rng: np.random.Generator) -> None:
+    def __init__(self, base: FaceParams, rng: random.Random) -> None:
         self.base = base
         self.gaze = base
         self.row_offset = 0
@@ -52,8 +51,8 @@ class IdleFace:
 
     def schedule(self, now: float) -> None:
         """Draw the first blink and saccade times after ``now`` (when the clock starts)."""
-        self.next_blink = now + self.pace * float(self._rng.uniform(*BLINK_EVERY_S))
-        self.next_saccade = now + self.pace * float(self._rng.uniform(*SACCADE_EVERY_S))
+        self.next_blink = now + self.pace * self._rng.uniform(*BLINK_EVERY_S)
+        self.next_saccade = now + self.pace * self._rng.uniform(*SACCADE_EVERY_S)
 
     def return_from(self, face: FaceParams | None) -> None:
         """Blend smoothly from ``face`` (a clip's last face) back to the gaze over the next frames."""
@@ -76,19 +75,19 @@ class IdleFace:
             if now >= self.next_blink:
                 self._frames.extend(facemod.blink(self.gaze))
                 self.row_offset ^= 1  # swap the lit row set at a blink, against burn-in
-                self.next_blink = now + self.pace * float(self._rng.uniform(*BLINK_EVERY_S))
+                self.next_blink = now + self.pace * self._rng.uniform(*BLINK_EVERY_S)
             elif now >= self.next_saccade:
                 if self._rng.random() < BACK_TO_CENTRE:
                     target = self.base
                 else:
                     # whole pixels, the screen's grain: the same few glances recur and their frames
                     # come from the renderer's cache
-                    target = facemod.look(self.base, round(float(self._rng.uniform(-SACCADE_REACH[0],
-                                                                                    SACCADE_REACH[0]))),
-                                          round(float(self._rng.uniform(-SACCADE_REACH[1], SACCADE_REACH[1]))))
+                    target = facemod.look(self.base, round(self._rng.uniform(-SACCADE_REACH[0],
+                                                                                    SACCADE_REACH[0])),
+                                          round(self._rng.uniform(-SACCADE_REACH[1], SACCADE_REACH[1])))
                 self._frames.extend(facemod.saccade(self.gaze, target, frames=3))
                 self.gaze = target
-                self.next_saccade = now + self.pace * float(self._rng.uniform(*SACCADE_EVERY_S))
+                self.next_saccade = now + self.pace * self._rng.uniform(*SACCADE_EVERY_S)
         if self._frames:
             return self._frames.popleft()
         return self.gaze
