@@ -9,8 +9,9 @@ lock tracks, and when nothing else uses the face it runs the idle face (blinks, 
 It talks to the robot through :class:`driver.clocked.AnimationTarget` (the Robot implements
 it) and is built from parts that each hold one idea: :mod:`.timeline` (a clip as frames, pure
 data), :mod:`.onair` (the clip on air, frame by frame, with its blends), :mod:`.tracks` (track
-names and locks), :mod:`.idle` (the idle face) and :mod:`.playback` (parameters and the handle a
-caller gets). This module keeps the clock, the queue and the order of packets in a frame.
+names and locks), :mod:`.idle` (the idle face), :mod:`.face_images` (which image the robot needs),
+:mod:`.keyframe_assets` (a clip's sounds and sprites) and :mod:`.playback` (parameters and the
+handle a caller gets). This module keeps the clock, the queue and the order of packets in a frame.
 
 Clock
     Frame k is due at the absolute time ``t0 + k / 30``, so errors do not accumulate. It is
@@ -33,8 +34,13 @@ Quiet idle frames
     new face image (or its refresh), or the one silence frame that follows EndAnimation. A real
     robot plays silence outside an animation as nothing and keeps showing the last image, so an
     idle robot with a still face gets no frames at all between blinks (``stats.quiet_frames``);
-    the link's pings keep the connection. The clock runs on regardless, so a blink or a clip
-    starts on the frame it always would. ``idle_silence=True`` streams every frame instead.
+    the link's pings keep the connection. ``idle_silence=True`` streams every frame instead.
+    Nor does the clock wake for such frames: after a quiet frame with no clip, lock or pending
+    silence it dozes until the frame before the idle face's next blink or glance or the image's
+    refresh (at most :data:`DOZE_MAX_S`), and anything that could change the next frame (a clip,
+    a lock, the idle face's or the controller's settings, ``stop_all``) wakes it for the next
+    frame slot. A blink or a clip starts on the frame it always would; the frames slept through
+    count as quiet. An idle daemon's loop wakes some 20 times a second fewer.
 
 Frame order
     Within a frame the controller sends StartAnimation (first frame of a clip), the keyframe
@@ -91,10 +97,11 @@ from ..hardware import DISPLAY_BLANK_AFTER_S
 from ..protocol import messages as m
 from ..robot import RobotError
 from . import face as facemod
-from .audio import PitchedAudioResolver
-from .clip import AnimationError, Clip, FaceAnimation, RobotAudio
-from .face import FaceParams, FaceRenderer
-from .idle import IdleFace
+from .clip import AnimationError, Clip
+from .face import FaceParams
+from .face_images import FaceImages
+from .idle import IdleFace, Waking
+from .keyframe_assets import resolve_sounds, resolve_sprites
 from .onair import OnAir
 from .playback import Playback, PlaybackParams
 from .roots import ResourceRoots
@@ -107,9 +114,9 @@ log = logging.getLogger(__name__)
 # FPS, FRAME_MS, TRACKS, Lock, Timeline, TrackError, split_move and the resolver types live in the
 # modules above; they stay importable from here, where callers have always found them.
 __all__ = [
-    "DISPLAY_REFRESH_S", "END_TIMEOUT_S", "FPS", "FRAME_MS", "RELEASE_LEAD_S", "TRACKS", "AnimationController",
-    "AudioResolver", "ControllerStats", "EventHandler", "Lock", "SpriteResolver", "Timeline", "TrackError",
-    "normalise_tracks", "split_move",
+    "DISPLAY_REFRESH_S", "DOZE_MAX_S", "END_TIMEOUT_S", "FPS", "FRAME_MS", "RELEASE_LEAD_S", "TRACKS",
+    "AnimationController", "AudioResolver", "ControllerStats", "EventHandler", "Lock", "SpriteResolver",
+    "Timeline", "TrackError", "normalise_tracks", "split_move",
 ]
 
 #: Resend the face image at least this often: the robot blanks its screen after 30 s without one.
@@ -119,6 +126,9 @@ END_TIMEOUT_S = 1.0
 #: With release="thread", each frame is prepared this long before its time: room for the loop
 #: to be busy (or to wake late) without the frame missing its slot.
 RELEASE_LEAD_S = 0.010
+#: The longest the clock dozes through quiet frames before it looks again (a safety net: what
+#: could change a frame wakes it at once).
+DOZE_MAX_S = 1.0
 
 #: Called with (playback, event_id) when a clip's Event keyframe goes out to the robot.
 EventHandler = Callable[[Playback, str], None]
@@ -179,13 +189,17 @@ class AnimationController:
         self.on_event = on_event
         #: the idle face: blinks and saccades around ``idle.base`` while nothing else drives the face
         self.idle = IdleFace(idle_face or facemod.DEFAULT_FACE, random.Random(seed))
+        self.idle.on_change = self._wake
+        #: sleep through quiet frames (see "Quiet idle frames"); False ticks every frame
+        self.doze = True
+        self._dozing = False
+        self._doze_from = 0
         self.idle_enabled = idle
         #: send idle frames (OutputSilence) even when nothing changes, as a steady 30 fps stream
         self.idle_silence = idle_silence
         #: resend an unchanged face image this often (the robot blanks after 30 s without one)
         self.display_refresh_s = DISPLAY_REFRESH_S
-        self.stats = ControllerStats()
-        self.renderer = FaceRenderer()
+        self._stats = ControllerStats()
         self.locks = TrackLocks()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._handle: asyncio.TimerHandle | None = None
@@ -196,11 +210,7 @@ class AnimationController:
         self._ending: dict[int, Playback] = {}
         self._next_anim_id = 0
         self._remove_listener: Callable[[], None] | None = None
-        self._last_image: bytes | None = None
-        self._last_image_at = -math.inf
-        self._face: FaceParams = self.idle.base
-        self._face_row = -1
-        self._face_data: bytes | None = None
+        self._images = FaceImages(self.idle.base, self._stats)
         self._head_deg: float | None = None
         self._lift_mm: float | None = None
         self._unplayable: set[tuple[str, str]] = set()
@@ -217,9 +227,25 @@ class AnimationController:
 
     # ------------------------------------------------------------------ lifecycle
 
+    @property
+    def stats(self) -> ControllerStats:
+        """What the clock did so far (the frames a dozing clock slept through count as quiet)."""
+        if self._dozing and self._loop is not None:
+            early = self.lead_s if self.release == "thread" else self.wake_early_s
+            passed = min(self._k, math.floor((self._loop.time() + early - self._t0) / FRAME_S) + 1)
+            if passed > self._doze_from:
+                self._stats.quiet_frames += passed - self._doze_from
+                self._doze_from = passed
+        return self._stats
+
+    idle_enabled: Waking[bool] = Waking()
+    idle_silence: Waking[bool] = Waking()
+    display_refresh_s: Waking[float] = Waking()
+
     def start(self) -> None:
-        """Start the frame clock on the running loop (idempotent)."""
+        """Start the frame clock on the running loop (idempotent; wakes a dozing clock)."""
         if self._handle is not None:
+            self._wake()
             return
         self._loop = asyncio.get_running_loop()
         if self.release_priority is not None or self.release_cpu is not None:
@@ -260,7 +286,8 @@ class AnimationController:
             pb.complete()  # every frame was sent already
         self._ending.clear()
         released = self.locks.release_all()
-        self._last_image = None
+        self._images.last = None
+        self._wake()
         if released:
             log.debug("%s: %d track lock(s) released", reason, released)
 
@@ -315,40 +342,12 @@ class AnimationController:
             raise AnimationError(f"play expects a Clip, got {type(clip).__name__}")
         # Sounds and sprites are looked up (and converted) here, not in the 30 fps frame.
         pb_params = params or PlaybackParams()
-        pb = Playback(clip, pb_params, normalise_tracks(tracks), owner, cancel=self._cancel,
-                      audio=audio, sounds={kf: self._resolve_audio(clip, kf, pb_params.pitch_semitones)
-                                           for kf in clip.robot_audio},
-                      sprites={kf.anim_name: self._resolve_sprites(clip, kf) for kf in clip.face_animation})
+        pb = Playback(clip, pb_params, normalise_tracks(tracks), owner, cancel=self._cancel, audio=audio,
+                      sounds=resolve_sounds(self.audio_resolver, clip, pb_params.pitch_semitones),
+                      sprites=resolve_sprites(self.sprite_resolver, clip, self._unplayable))
         if on_event is not None:
             pb.on_event.append(on_event)
         return pb
-
-    def _resolve_audio(self, clip: Clip, kf: RobotAudio, pitch_semitones: float = 0.0) -> Sequence[bytes] | None:
-        resolver = self.audio_resolver
-        if resolver is None:
-            return None
-        try:
-            if pitch_semitones and isinstance(resolver, PitchedAudioResolver):
-                return resolver.resolve(kf, pitch_semitones)
-            return resolver(kf)
-        except Exception:  # a bad sound must not stop the clip
-            log.exception("clip %r: sound for RobotAudio at %d ms failed", clip.name, kf.trigger_time_ms)
-            return None
-
-    def _resolve_sprites(self, clip: Clip, kf: FaceAnimation) -> Sequence[bytes] | None:
-        images: Sequence[bytes] | None = None
-        if self.sprite_resolver is not None:
-            try:
-                images = self.sprite_resolver(kf.anim_name)
-            except Exception:
-                log.exception("clip %r: sprite sequence %r failed", clip.name, kf.anim_name)
-        if not images and (clip.name, kf.anim_name) not in self._unplayable:
-            self._unplayable.add((clip.name, kf.anim_name))
-            why = "no sprite resolver (give resources= or sprite_resolver=)" if self.sprite_resolver is None \
-                else "no such sprite sequence"
-            log.warning("clip %r: FaceAnimation %r at %d ms is not shown: %s", clip.name, kf.anim_name,
-                        kf.trigger_time_ms, why)
-        return images
 
     @property
     def current(self) -> Playback | None:
@@ -396,6 +395,7 @@ class AnimationController:
 
     def lock(self, tracks: Iterable[str] | str, owner: object) -> Lock:
         """Reserve ``tracks`` for ``owner``; clips of other owners skip them until released."""
+        self._wake()
         return self.locks.lock(tracks, owner)
 
     def locked(self, track: str, *, owner: object | None = None) -> bool:
@@ -427,6 +427,9 @@ class AnimationController:
         loop = self._loop
         assert loop is not None
         now = loop.time()
+        if self._dozing:
+            self._dozing = False
+            self._stats.quiet_frames += self._k - self._doze_from
         due = self._t0 + self._k * FRAME_S
         ahead = self.release == "thread"
         if not ahead and self.wake_early_s and now < due:
@@ -436,37 +439,41 @@ class AnimationController:
         if now - due >= FRAME_S:
             # The loop was held for a whole period or more: skip those frames, never burst them.
             skipped = int((now - due) / FRAME_S)
-            self.stats.missed_frames += skipped
+            self._stats.missed_frames += skipped
             self._k += skipped
             due += skipped * FRAME_S
             late -= skipped * FRAME_S
-        self.stats.late_ms.append(late * 1000.0)
-        self.stats.max_late_ms = max(self.stats.max_late_ms, late * 1000.0)
+        self._stats.late_ms.append(late * 1000.0)
+        self._stats.max_late_ms = max(self._stats.max_late_ms, late * 1000.0)
         started = time.perf_counter()
+        quiet = False
         try:
             if ahead:
                 if now > due:
-                    self.stats.late_frames += 1
-                self._frame(due, release_at=due)
+                    self._stats.late_frames += 1
+                quiet = self._frame(due, release_at=due)
             else:
-                self._frame(now)
+                quiet = self._frame(now)
         except Exception:
             log.exception("animation frame %d failed", self._k)
-        self.stats.max_frame_cost_ms = max(self.stats.max_frame_cost_ms, (time.perf_counter() - started) * 1000.0)
+        self._stats.max_frame_cost_ms = max(self._stats.max_frame_cost_ms, (time.perf_counter() - started) * 1000.0)
         self._k += 1
+        if quiet and self.doze:
+            self._doze(due if ahead else now)
         early = self.lead_s if ahead else self.wake_early_s
         self._handle = loop.call_at(self._t0 + self._k * FRAME_S - early, self._tick)
 
-    def _frame(self, now: float, release_at: float | None = None) -> None:
-        """Prepare the frame of time ``now`` and send it (at ``release_at``, when given)."""
+    def _frame(self, now: float, release_at: float | None = None) -> bool:
+        """Prepare the frame of time ``now`` and send it (at ``release_at``, when given); True
+        when it had nothing for the robot (a quiet frame)."""
         if not self.robot.connected:
-            self.stats.offline_frames += 1
-            return
+            self._stats.offline_frames += 1
+            return False
         if not self.robot.anim_budget.has_room():
             # The robot plays a little slower than 30 fps (hardware.md §4): rather than have it
             # drop a frame, this one waits and everything on air slips by a frame.
-            self.stats.held_frames += 1
-            return
+            self._stats.held_frames += 1
+            return False
         out: list[Any] = []
         audio: bytes | None = None
         face: FaceParams | bytes | None = None
@@ -490,13 +497,14 @@ class AnimationController:
                 face = self.idle.frame(now)
         if audio is None:
             audio = self.locks.next_audio()
-        image = self._image(face, now) if face is not None else None
+        image = self._images.needed(face, self.idle.row_offset, now, self.display_refresh_s) \
+            if face is not None else None
         if act is None and not out and audio is None and image is None and not self._silence_owed \
                 and not self.idle_silence:
             # Nothing the robot would notice: outside an animation silence plays nothing and the
             # face keeps showing the last image, so the frame is not sent at all.
-            self.stats.quiet_frames += 1
-            return
+            self._stats.quiet_frames += 1
+            return True
         self._silence_owed = False
         # send: keyframes, face image, then the audio packet that closes the frame
         try:
@@ -507,10 +515,10 @@ class AnimationController:
                     self._show(image, now)
                 self.robot.play_audio_frame(audio)
                 if audio is None:
-                    self.stats.silence_frames += 1
+                    self._stats.silence_frames += 1
                 else:
-                    self.stats.audio_frames += 1
-                self.stats.frames += 1
+                    self._stats.audio_frames += 1
+                self._stats.frames += 1
                 if act is not None and self._active is act and act.finished:
                     self._complete(act, now)
             if release_at is None:
@@ -518,32 +526,42 @@ class AnimationController:
                 # ready tasks could hold it back.
                 self.robot.flush()
         except (RobotError, ConnectionError) as exc:
-            self.stats.send_errors += 1
+            self._stats.send_errors += 1
             log.debug("frame not sent: %s", exc)
+        return False
 
-    def _image(self, face: FaceParams | bytes, now: float) -> bytes | None:
-        """The display bytes of ``face`` if the robot needs them this frame (changed, or due a
-        refresh), else None."""
-        if isinstance(face, FaceParams):
-            key = (face, self.idle.row_offset)
-            if face is self._face and key[1] == self._face_row and self._face_data is not None:
-                data = self._face_data  # a held face: no lookup (hashing a face costs more than this frame)
-            else:
-                t = time.perf_counter()
-                data = self.renderer.display_bytes(face, key[1])
-                self.stats.max_render_ms = max(self.stats.max_render_ms, (time.perf_counter() - t) * 1000.0)
-                self._face, self._face_row, self._face_data = face, key[1], data
-        else:
-            data = bytes(face)
-        if data != self._last_image or now - self._last_image_at >= self.display_refresh_s:
-            return data
-        return None
+    def _doze(self, now: float) -> None:
+        """After the quiet frame of time ``now``: skip the frame slots in which nothing can
+        change, up to the one before the idle face's next change or the image's refresh."""
+        if self._active is not None or self._queue or len(self.locks) or self._silence_owed or self.idle_silence:
+            return
+        until = self.idle.next_change(now) if self.idle_enabled else math.inf
+        if self._images.last is not None:
+            until = min(until, self._images.last_at + self.display_refresh_s)
+        until = min(until, now + DOZE_MAX_S)
+        # the slot before the one that reaches ``until``: a loop-released frame takes the time
+        # it wakes at, which may be a little past its slot
+        wake = math.ceil((until - self._t0) / FRAME_S) - 1
+        if wake > self._k:
+            self._dozing, self._doze_from, self._k = True, self._k, wake
+
+    def _changed(self) -> None:  # a Waking setting was set
+        self._wake()
+
+    def _wake(self) -> None:
+        """Something may change the next frame: a dozing clock ticks again from the next slot."""
+        if not self._dozing or self._loop is None or self._handle is None:
+            return
+        early = self.lead_s if self.release == "thread" else self.wake_early_s
+        slot = max(self._doze_from, math.ceil((self._loop.time() + early - self._t0) / FRAME_S))
+        if slot < self._k:
+            self._handle.cancel()
+            self._k = slot
+            self._handle = self._loop.call_at(self._t0 + slot * FRAME_S - early, self._tick)
 
     def _show(self, data: bytes, now: float) -> None:
         self.robot.display_image(data)
-        self._last_image = data
-        self._last_image_at = now
-        self.stats.images_sent += 1
+        self._images.shown(data, now)
 
     # ------------------------------------------------------------------ clips
 
@@ -554,7 +572,7 @@ class AnimationController:
         if state is not None:
             head = math.degrees(state.proprioception.head_angle_rad)
             lift = state.proprioception.lift_height_mm
-        act = OnAir(pb, head_deg=head, lift_mm=lift, start_face=self._face,
+        act = OnAir(pb, head_deg=head, lift_mm=lift, start_face=self._images.face,
                     resolve_sounds=self.audio_resolver is not None,
                     resolve_sprites=self.sprite_resolver is not None)
         self._next_anim_id = self._next_anim_id % 255 + 1
@@ -569,7 +587,7 @@ class AnimationController:
 
     def _deliver_events(self, pb: Playback, event_ids: tuple[str, ...], at: float) -> None:
         for event_id in event_ids:  # in clip order
-            self.stats.events_fired += 1
+            self._stats.events_fired += 1
             pb.event_fired(event_id, at)
             for handler in ([self.on_event] if self.on_event is not None else []) + list(pb.on_event):
                 try:

@@ -8,13 +8,18 @@ OLED. After a clip, the face returns to the gaze over a few frames instead of ju
 
 from __future__ import annotations
 
+import math
 import random
 from collections import deque
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, overload
 
 from . import face as facemod
 from .face import FaceParams
 
-__all__ = ["IdleFace"]
+__all__ = ["IdleFace", "Waking"]
+
+T = TypeVar("T")
 
 #: Seconds between blinks and between saccades (drawn uniformly).
 BLINK_EVERY_S = (1.0, 7.0)
@@ -27,6 +32,31 @@ BACK_TO_CENTRE = 0.3
 RETURN_FRAMES = 6
 
 
+class Waking(Generic[T]):
+    """An attribute whose assignment calls its owner's ``_changed()``.
+
+    The animation controller dozes through frames in which nothing can change (see
+    :meth:`IdleFace.next_change`); every knob that could change what the next frame shows is one
+    of these, so setting it wakes the clock at once, whoever sets it.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = "_w_" + name
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> Waking[T]: ...
+    @overload
+    def __get__(self, obj: object, objtype: type | None = None) -> T: ...
+    def __get__(self, obj: object | None, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return obj.__dict__[self._slot]
+
+    def __set__(self, obj: Any, value: T) -> None:
+        obj.__dict__[self._slot] = value
+        obj._changed()
+
+
 class IdleFace:
     """The idle face of one controller: ``frame(now)`` gives the face of each frame.
 
@@ -34,10 +64,17 @@ class IdleFace:
     ``next_blink`` and ``next_saccade`` the loop times of the next ones (set them to ``inf`` to
     hold the gaze still). ``still`` holds the base face with no blinks and no saccades (a robot
     asleep); ``pace`` stretches the time between them (2: half as often, a drowsy robot). ``rng``
-    makes the timing reproducible.
+    makes the timing reproducible. ``on_change`` is called whenever one of these is set (the
+    controller's clock wakes if it was dozing).
     """
 
+    base: Waking[FaceParams] = Waking()
+    next_blink: Waking[float] = Waking()
+    next_saccade: Waking[float] = Waking()
+    still: Waking[bool] = Waking()
+
     def __init__(self, base: FaceParams, rng: random.Random) -> None:
+        self.on_change: Callable[[], None] | None = None
         self.base = base
         self.gaze = base
         self.row_offset = 0
@@ -48,6 +85,19 @@ class IdleFace:
         self._was_still = False
         self._rng = rng
         self._frames: deque[FaceParams] = deque()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+    def next_change(self, now: float) -> float:
+        """The loop time from which :meth:`frame` may give another face than the gaze it gives
+        now (``now`` when it is changing already; ``inf`` while it holds still)."""
+        if self._frames or self.still != self._was_still:
+            return now
+        if self.still:
+            return math.inf
+        return min(self.next_blink, self.next_saccade)
 
     def schedule(self, now: float) -> None:
         """Draw the first blink and saccade times after ``now`` (when the clock starts)."""
