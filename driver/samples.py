@@ -138,11 +138,15 @@ class RobotStateSample:
         return bool(self.status & flag)
 
 
+_ON_CHARGER, _CHARGING = int(RobotStatus.IS_ON_CHARGER), int(RobotStatus.IS_CHARGING)
+
+
 def state_from_message(msg: object, received_at: float) -> RobotStateSample:
     """Build a sample from a decoded RobotState message."""
     g = msg.__getattribute__
     t = int(g("timestamp"))
-    status = RobotStatus(int(g("status")) & 0x1FFFF)
+    raw_status = int(g("status")) & 0x1FFFF
+    status = RobotStatus(raw_status)
     lift = float(g("lift_angle_rad"))
     return RobotStateSample(
         proprioception=ProprioceptionSample(
@@ -165,7 +169,7 @@ def state_from_message(msg: object, received_at: float) -> RobotStateSample:
         ),
         battery=BatterySample(
             t, received_at, float(g("battery_voltage")),
-            bool(status & RobotStatus.IS_ON_CHARGER), bool(status & RobotStatus.IS_CHARGING),
+            bool(raw_status & _ON_CHARGER), bool(raw_status & _CHARGING),  # ints: a Flag's & costs more
         ),
         tactile=TactileSample(t, received_at, int(g("backpack_touch_sensor_raw")), tuple(g("cliff_data_raw"))),
         status=status,

@@ -17,7 +17,7 @@ from brain.nodes.actions import BackpackLights, Drive, SetHeadAngle, Wait, rgb55
 from brain.nodes.choosers import ScoreSpec, Scoring, WeightedRandom
 from brain.nodes.conditions import BatteryLow, MoodAbove, MoodBelow, PickedUp, RecentEvent, SimpleMoodIs
 from brain.nodes.cozmo_behaviors import BehaviorSpec, SleepUntilWoken, anim_triggers
-from brain.nodes.decorators import Cooldown, Timeout, Timer
+from brain.nodes.decorators import Cooldown, Inverter, Timeout, Timer
 from brain.nodes.registry import BEHAVIOR_CLASSES
 from driver import events as ev
 from driver.robot import Robot
@@ -206,6 +206,18 @@ def test_timeout_fails_and_timer_succeeds_on_the_context_clock() -> None:
     timer.tick_once()
     assert timeout.status is Status.FAILURE and timer.status is Status.SUCCESS
     assert timeout.decorated.status is Status.INVALID
+    # a decorator interrupted by a higher priority stops its running child with it
+    timer = Timer("tm2", Running("r3"), ctx, 5.0)
+    timer.tick_once()
+    assert timer.decorated.status is Status.RUNNING
+    timer.stop(Status.INVALID)
+    assert timer.status is Status.INVALID and timer.decorated.status is Status.INVALID
+    # ...and a reset one resets its finished child (py_trees' decorator stop)
+    inverted = Inverter("not", Failure("f"))
+    inverted.tick_once()
+    assert inverted.status is Status.SUCCESS and inverted.decorated.status is Status.FAILURE
+    inverted.stop(Status.INVALID)
+    assert inverted.decorated.status is Status.INVALID
     wait = Wait("w", ctx, 1.0)
     wait.tick_once()
     assert wait.status is Status.RUNNING

@@ -37,7 +37,7 @@ from brain.choosers_math import (
 from brain.context import BrainContext
 from brain.graph import Graph
 
-from .composites import Selector, tick_child, tick_decorator
+from .composites import Selector, stop_decorator, tick_alone, tick_child, tick_decorator
 from .explain import and_list, label, num, structural_reason
 
 __all__ = ["ScoreSpec", "Scoring", "StartMoodGate", "StrictPriority", "WeightedRandom"]
@@ -311,9 +311,12 @@ class StartMoodGate(Decorator):
             self._blocked = score < self.minimum
             if self._blocked:
                 self.feedback_message = f"start mood score {score:.2f} < {self.minimum:g}"
-                yield from Behaviour.tick(self)
+                yield from tick_alone(self)
                 return
         yield from tick_decorator(self)
+
+    def stop(self, new_status: Status) -> None:
+        stop_decorator(self, new_status)
 
     def update(self) -> Status:
         if self._blocked:

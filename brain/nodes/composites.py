@@ -49,6 +49,26 @@ def tick_decorator(node: Decorator) -> Iterator[Behaviour]:
     yield node
 
 
+def tick_alone(node: Behaviour) -> Iterator[Behaviour]:
+    """py_trees' leaf tick for a decorator deciding without its child (cooling down, gated),
+    without its debug line: initialise when not running, update, settle."""
+    if node.status is not Status.RUNNING:
+        node.initialise()
+    settle(node, node.update())
+    yield node
+
+
+def stop_decorator(node: Decorator, new_status: Status) -> None:
+    """py_trees' decorator stop, without its debug line (the heartbeat stops dozens of decorators
+    a second): terminate, stop the child on INVALID or when it is still running, take the status."""
+    node.terminate(new_status)
+    if new_status == Status.INVALID:
+        node.decorated.stop(new_status)
+    if node.decorated.status == Status.RUNNING:
+        node.decorated.stop(Status.INVALID)
+    node.status = new_status
+
+
 def settle(node: Behaviour, new_status: Status) -> None:
     """End a tick as py_trees does, without its debug line: a status that is not one is logged and
     taken as INVALID, a final status stops the node, and the node takes it."""

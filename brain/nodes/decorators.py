@@ -17,7 +17,7 @@ from py_trees.decorators import Decorator
 
 from brain.context import BrainContext
 
-from .composites import tick_decorator
+from .composites import stop_decorator, tick_alone, tick_decorator
 from .explain import structural_reason
 
 __all__ = [
@@ -53,6 +53,10 @@ class Explained(Decorator):
         """py_trees' decorator tick, yielding only itself (:func:`brain.nodes.composites.tick_decorator`)."""
         yield from tick_decorator(self)
 
+    def stop(self, new_status: Status) -> None:
+        """py_trees' decorator stop (:func:`brain.nodes.composites.stop_decorator`)."""
+        stop_decorator(self, new_status)
+
 
 class Inverter(Explained, pt.Inverter):
     """py_trees' inverter: it passed because its child failed, and the other way round."""
@@ -63,7 +67,7 @@ class OneShot(Explained, pt.OneShot):
 
     def tick(self) -> Iterator[Behaviour]:
         if self.final_status:  # done once: the child is left alone, the first result stands
-            yield from Behaviour.tick(self)
+            yield from tick_alone(self)
         else:
             yield from tick_decorator(self)
 
@@ -125,7 +129,7 @@ class Cooldown(Explained):
     def tick(self) -> Iterator[Behaviour]:
         if self.status is not Status.RUNNING and self.remaining() > 0:
             self._blocked = True
-            yield from Behaviour.tick(self)
+            yield from tick_alone(self)
             return
         self._blocked = False
         yield from super().tick()
