@@ -20,6 +20,7 @@ held off (:data:`HELD_REACTIONS`): a tap is a move in the game, not a surprise.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from py_trees.behaviour import Behaviour
@@ -31,7 +32,8 @@ from .actions import ContextBehaviour, _cancel
 from .behavior_class import BehaviorClass, BehaviorSpec
 from .params import Param
 
-__all__ = ["CUBE_PLAY_CLASSES", "HELD_REACTIONS", "Clips", "CubeLightsNode", "TapGame"]
+__all__ = ["CUBE_PLAY_CLASSES", "HELD_REACTIONS", "Clips", "CubeGame", "CubeLightsNode", "TapGame", "light_param",
+           "triggers_param"]
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +83,62 @@ class Clips:
         self._play, self._queue = None, []
 
 
+class CubeGame(ContextBehaviour):
+    """What the cube games share: their parameters (``v``), their own clips, the connected cubes,
+    the cube reactions held off while a game runs, and lights on the game's cubes.
+
+    A game calls :meth:`hold` once it starts, and its ``terminate`` calls this one (the clips stop
+    and the reactions come back)."""
+
+    def __init__(self, name: str, ctx: BrainContext, values: dict[str, Any]) -> None:
+        super().__init__(name, ctx)
+        self.v = values
+        self.clips = Clips(ctx, name)
+        self._holding = False
+
+    def connected_cubes(self) -> list[int]:
+        """The connected cubes' ids in order (as the cube lights know them, else the world model)."""
+        lights = self.ctx.cube_lights
+        if lights is not None:
+            return sorted(lights.connected)
+        return sorted(c.object_id for c in self.ctx.world.cubes.values() if c.connected)
+
+    def hold(self) -> None:
+        """Hold the reactions to cube taps and moves off (:data:`HELD_REACTIONS`) until the game ends."""
+        if not self._holding:
+            self.ctx.hold_reactions(HELD_REACTIONS, True)
+            self._holding = True
+
+    def light(self, trigger: str | None, cubes: Iterable[int]) -> bool:
+        """Show cube light ``trigger`` on ``cubes`` over their base (none or empty: back to the
+        base); False without cube lights."""
+        lights = self.ctx.cube_lights
+        if lights is None:
+            return False
+        now = self.ctx.now()
+        for cube in cubes:
+            lights.stop(None, now, cube)
+            if trigger:
+                lights.play(trigger, now, cube)
+        return True
+
+    def terminate(self, new_status: Status) -> None:
+        self.clips.cancel()
+        if self._holding:
+            self.ctx.hold_reactions(HELD_REACTIONS, False)
+            self._holding = False
+
+
+def triggers_param(default: list[str], doc: str) -> Param:
+    """A game's animation triggers parameter (played in turn)."""
+    return Param("triggers", default=default, doc=doc)
+
+
+def light_param(default: str, doc: str) -> Param:
+    """A game's cube light trigger parameter."""
+    return Param("str", default=default, doc=f"cube light trigger: {doc}")
+
+
 class CubeLightsNode(ContextBehaviour):
     """Play cube light ``trigger`` on every connected cube (see the module docstring).
 
@@ -115,12 +173,11 @@ class CubeLightsNode(ContextBehaviour):
         self._lit = []
 
 
-class TapGame(ContextBehaviour):
+class TapGame(CubeGame):
     """The tap-to-react game (see the module docstring); ``values`` are TapGame's parameters."""
 
     def __init__(self, name: str, ctx: BrainContext, values: dict[str, Any]) -> None:
-        super().__init__(name, ctx)
-        self.v = values
+        super().__init__(name, ctx, values)
         self.cube: int | None = None
         self.phase = "ask"
         self.phase_at = 0.0
@@ -128,18 +185,12 @@ class TapGame(ContextBehaviour):
         self.round = 0
         self.score = {"robot": 0, "person": 0}
         self.outcome: str | None = None
-        self.clips = Clips(ctx, name)
-        self._holding = False
 
     # the parts ---------------------------------------------------------------------------------
 
     def _lights(self, trigger: str | None) -> None:
-        lights = self.ctx.cube_lights
-        if lights is None or self.cube is None:
-            return
-        lights.stop(None, self.ctx.now(), self.cube)
-        if trigger:
-            lights.play(trigger, self.ctx.now(), self.cube)
+        if self.cube is not None:
+            self.light(trigger, [self.cube])
 
     def _tapped_since(self, since: float) -> bool:
         return any(int(getattr(e, "object_id", -1)) == self.cube
@@ -150,9 +201,7 @@ class TapGame(ContextBehaviour):
         self.describe(phase=phase, round=self.round, score=f"{self.score['robot']}-{self.score['person']}")
 
     def _pick_cube(self) -> int | None:
-        lights = self.ctx.cube_lights
-        connected = sorted(lights.connected) if lights is not None else \
-            sorted(c.object_id for c in self.ctx.world.cubes.values() if c.connected)
+        connected = self.connected_cubes()
         if not connected:
             return None
         tapped = [c for c in self.ctx.world.cubes.values() if c.connected and c.last_tapped is not None
@@ -164,9 +213,7 @@ class TapGame(ContextBehaviour):
     # the tree's side ---------------------------------------------------------------------------
 
     def initialise(self) -> None:
-        if not self._holding:
-            self.ctx.hold_reactions(HELD_REACTIONS, True)
-            self._holding = True
+        self.hold()
         self.cube = self._pick_cube()
         self.round, self.score, self.outcome = 0, {"robot": 0, "person": 0}, None
         if self.cube is None:
@@ -242,10 +289,7 @@ class TapGame(ContextBehaviour):
         self._enter("end")
 
     def terminate(self, new_status: Status) -> None:
-        self.clips.cancel()
-        if self._holding:
-            self.ctx.hold_reactions(HELD_REACTIONS, False)
-            self._holding = False
+        super().terminate(new_status)
         if self.cube is not None and new_status is not Status.SUCCESS:
             self._lights(None)
 
@@ -253,14 +297,6 @@ class TapGame(ContextBehaviour):
 def tap_game(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """TapGame: ask with the cube lit, a tap says yes, then ``rounds`` rounds of tap-on-the-flash."""
     return TapGame(spec.behavior_id, ctx, dict(spec.values))
-
-
-def _triggers(default: list[str], doc: str) -> Param:
-    return Param("triggers", default=default, doc=doc)
-
-
-def _light(default: str, doc: str) -> Param:
-    return Param("str", default=default, doc=f"cube light trigger: {doc}")
 
 
 CUBE_PLAY_CLASSES: tuple[BehaviorClass, ...] = (
@@ -275,20 +311,20 @@ CUBE_PLAY_CLASSES: tuple[BehaviorClass, ...] = (
          "window_s": Param("number", default=1.2, minimum=0.2, maximum=10.0,
                            doc="a tap this soon after the flash wins the round for the person (s)"),
          "pause_s": Param("number", default=1.0, minimum=0.0, maximum=30.0, doc="least time between rounds (s)"),
-         "requestAnimTrigger": _triggers(["RequestGameSpeedTapInitial0", "RequestGameSpeedTapRequest0"],
+         "requestAnimTrigger": triggers_param(["RequestGameSpeedTapInitial0", "RequestGameSpeedTapRequest0"],
                                          "the request"),
-         "idleAnimTrigger": _triggers(["RequestGameSpeedTapIdle0"], "looped while it waits for the tap"),
-         "denyAnimTrigger": _triggers(["RequestGameSpeedTapDeny0"], "nobody tapped"),
-         "getReadyAnimTrigger": _triggers(["PounceGetReady"], "each round's start"),
-         "robotWinsRoundAnimTrigger": _triggers(["PounceSuccess"], "Cozmo took the round"),
-         "personWinsRoundAnimTrigger": _triggers(["PounceFail"], "the person took the round"),
-         "robotWinsGameAnimTrigger": _triggers(["Happy"], "Cozmo won the game"),
-         "personWinsGameAnimTrigger": _triggers(["FrustratedByFailure"], "the person won the game"),
-         "askLights": _light("Interacting", "while it asks"),
-         "readyLights": _light("PounceReady", "while it gets ready"),
-         "goLights": _light("Flash", "the flash to tap on"),
-         "robotWinsLights": _light("CubePouncePlayerLose", "Cozmo took the round"),
-         "personWinsLights": _light("CubePouncePlayerWin", "the person took the round"),
+         "idleAnimTrigger": triggers_param(["RequestGameSpeedTapIdle0"], "looped while it waits for the tap"),
+         "denyAnimTrigger": triggers_param(["RequestGameSpeedTapDeny0"], "nobody tapped"),
+         "getReadyAnimTrigger": triggers_param(["PounceGetReady"], "each round's start"),
+         "robotWinsRoundAnimTrigger": triggers_param(["PounceSuccess"], "Cozmo took the round"),
+         "personWinsRoundAnimTrigger": triggers_param(["PounceFail"], "the person took the round"),
+         "robotWinsGameAnimTrigger": triggers_param(["Happy"], "Cozmo won the game"),
+         "personWinsGameAnimTrigger": triggers_param(["FrustratedByFailure"], "the person won the game"),
+         "askLights": light_param("Interacting", "while it asks"),
+         "readyLights": light_param("PounceReady", "while it gets ready"),
+         "goLights": light_param("Flash", "the flash to tap on"),
+         "robotWinsLights": light_param("CubePouncePlayerLose", "Cozmo took the round"),
+         "personWinsLights": light_param("CubePouncePlayerWin", "the person took the round"),
          "acceptEmotionEvent": Param("str", default="RequestToPlayAccepted", doc="fired on the tap that says yes"),
          "denyEmotionEvent": Param("str", default="RequestToPlayIgnored", doc="fired when nobody tapped"),
          "robotWinsRoundEmotionEvent": Param("str", default="PounceSuccess", doc="fired when Cozmo takes a round"),

@@ -30,9 +30,8 @@ from py_trees.common import Status
 
 from brain.context import BrainContext
 
-from .actions import ContextBehaviour
 from .behavior_class import BehaviorClass, BehaviorSpec
-from .cube_play import HELD_REACTIONS, Clips
+from .cube_play import CubeGame, light_param, triggers_param
 from .params import Param
 
 __all__ = ["GUARD_DOG_CLASSES", "GuardDog"]
@@ -51,13 +50,11 @@ class _Guarded:
     light: str = ""
 
 
-class GuardDog(ContextBehaviour):
+class GuardDog(CubeGame):
     """The GuardDog game (see the module docstring); ``v`` are the class's parameters."""
 
     def __init__(self, name: str, ctx: BrainContext, values: dict[str, Any]) -> None:
-        super().__init__(name, ctx)
-        self.v = values
-        self.clips = Clips(ctx, name)
+        super().__init__(name, ctx, values)
         self.cubes: dict[int, _Guarded] = {}
         self.phase = "setup"
         self.since = 0.0
@@ -65,21 +62,16 @@ class GuardDog(ContextBehaviour):
         self.last_motion = 0.0
         self.outcome: str | None = None
         self._events_from = 0.0
-        self._holding = False
         self._streaming = False
 
     # parts -------------------------------------------------------------------------------------
 
     def _light(self, trigger: str, slot: int | None = None) -> None:
-        lights = self.ctx.cube_lights
-        if lights is None:
-            return
-        for s in [slot] if slot is not None else list(self.cubes):
-            lights.stop(None, self.ctx.now(), s)
-            if trigger:
-                lights.play(trigger, self.ctx.now(), s)
-            if s in self.cubes:
-                self.cubes[s].light = trigger
+        slots = [slot] if slot is not None else list(self.cubes)
+        if self.light(trigger, slots):
+            for s in slots:
+                if s in self.cubes:
+                    self.cubes[s].light = trigger
 
     def _stream(self, enable: bool) -> None:
         robot = self.ctx.robot
@@ -114,16 +106,11 @@ class GuardDog(ContextBehaviour):
     # the tree's side ---------------------------------------------------------------------------
 
     def initialise(self) -> None:
-        lights = self.ctx.cube_lights
-        connected = sorted(lights.connected) if lights is not None else \
-            sorted(c.object_id for c in self.ctx.world.cubes.values() if c.connected)
-        self.cubes = {s: _Guarded(s) for s in connected}
+        self.cubes = {s: _Guarded(s) for s in self.connected_cubes()}
         self.asleep_at, self.outcome, self._events_from = None, None, self.ctx.now()
         if len(self.cubes) < self.v["minCubes"] or self.ctx.robot is None:
             return
-        if not self._holding:
-            self.ctx.hold_reactions(HELD_REACTIONS, True)
-            self._holding = True
+        self.hold()
         self._light(self.v["setupLights"])
         self.clips.play(*self.v["pulseAnimTrigger"], *self.v["settleAnimTrigger"])
         self._enter("setup")
@@ -211,11 +198,8 @@ class GuardDog(ContextBehaviour):
         self._end(f"busted: {why}", *self.v["bustedAnimTrigger"])
 
     def terminate(self, new_status: Status) -> None:
-        self.clips.cancel()
+        super().terminate(new_status)
         self._stream(False)
-        if self._holding:
-            self.ctx.hold_reactions(HELD_REACTIONS, False)
-            self._holding = False
         if new_status is not Status.SUCCESS and self.cubes:
             self._light("")
 
@@ -223,14 +207,6 @@ class GuardDog(ContextBehaviour):
 def guard_dog(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     """GuardDog: a pretend nap beside the connected cubes, busted or beaten (see the module)."""
     return GuardDog(spec.behavior_id, ctx, dict(spec.values))
-
-
-def _triggers(default: str, doc: str) -> Param:
-    return Param("triggers", default=[default], doc=doc)
-
-
-def _light(default: str, doc: str) -> Param:
-    return Param("str", default=default, doc=f"cube light trigger: {doc}")
 
 
 def _seconds(default: float, doc: str) -> Param:
@@ -254,20 +230,20 @@ GUARD_DOG_CLASSES: tuple[BehaviorClass, ...] = (
                                    doc="a cube reaching this score busts the player (after the grace period)"),
          "maxMovementBustedGracePeriod_s": _seconds(10.0, "no bust for a high score this soon after it fell "
                                                           "asleep (s)"),
-         "pulseAnimTrigger": _triggers("GuardDogPulse", "the start"),
-         "settleAnimTrigger": _triggers("GuardDogSettle", "settling in"),
-         "sleepLoopAnimTrigger": _triggers("GuardDogSleepLoop", "looped while it sleeps"),
-         "fakeoutAnimTrigger": _triggers("GuardDogFakeout", "a cube was moved: it stirs"),
-         "bustedAnimTrigger": _triggers("GuardDogBusted", "caught someone"),
-         "timeoutAnimTrigger": _triggers("GuardDogTimeout", "waking up"),
-         "timeoutUntouchedAnimTrigger": _triggers("GuardDogTimeoutCubesUntouched", "nobody touched a cube"),
-         "timeoutTouchedAnimTrigger": _triggers("GuardDogTimeoutCubesTouched", "someone did, uncaught"),
-         "playerSuccessAnimTrigger": _triggers("GuardDogPlayerSuccess", "every cube flipped"),
-         "cubeDisconnectAnimTrigger": _triggers("GuardDogCubeDisconnect", "a cube left"),
-         "setupLights": _light("GuardDogSetup", "while it settles in"),
-         "sleepingLights": _light("GuardDogSleeping", "while it sleeps"),
-         "beingMovedLights": _light("GuardDogBeingMoved", "a cube being moved"),
-         "bustedLights": _light("GuardDogBusted", "caught"),
-         "flippedLights": _light("GuardDogSuccessfullyFlipped", "a cube flipped unnoticed"),
+         "pulseAnimTrigger": triggers_param(["GuardDogPulse"], "the start"),
+         "settleAnimTrigger": triggers_param(["GuardDogSettle"], "settling in"),
+         "sleepLoopAnimTrigger": triggers_param(["GuardDogSleepLoop"], "looped while it sleeps"),
+         "fakeoutAnimTrigger": triggers_param(["GuardDogFakeout"], "a cube was moved: it stirs"),
+         "bustedAnimTrigger": triggers_param(["GuardDogBusted"], "caught someone"),
+         "timeoutAnimTrigger": triggers_param(["GuardDogTimeout"], "waking up"),
+         "timeoutUntouchedAnimTrigger": triggers_param(["GuardDogTimeoutCubesUntouched"], "nobody touched a cube"),
+         "timeoutTouchedAnimTrigger": triggers_param(["GuardDogTimeoutCubesTouched"], "someone did, uncaught"),
+         "playerSuccessAnimTrigger": triggers_param(["GuardDogPlayerSuccess"], "every cube flipped"),
+         "cubeDisconnectAnimTrigger": triggers_param(["GuardDogCubeDisconnect"], "a cube left"),
+         "setupLights": light_param("GuardDogSetup", "while it settles in"),
+         "sleepingLights": light_param("GuardDogSleeping", "while it sleeps"),
+         "beingMovedLights": light_param("GuardDogBeingMoved", "a cube being moved"),
+         "bustedLights": light_param("GuardDogBusted", "caught"),
+         "flippedLights": light_param("GuardDogSuccessfullyFlipped", "a cube flipped unnoticed"),
          "finalEmotionEvent": Param("str", default="PlayedGuardDog", doc="fired when it is over")}),
 )

@@ -22,9 +22,8 @@ from py_trees.common import Status
 
 from brain.context import BrainContext
 
-from .actions import ContextBehaviour
 from .behavior_class import BehaviorClass, BehaviorSpec
-from .cube_play import HELD_REACTIONS, Clips
+from .cube_play import CubeGame, light_param, triggers_param
 from .params import Param
 
 __all__ = ["KEEP_AWAY_CLASSES", "KeepAway"]
@@ -32,13 +31,11 @@ __all__ = ["KEEP_AWAY_CLASSES", "KeepAway"]
 log = logging.getLogger(__name__)
 
 
-class KeepAway(ContextBehaviour):
+class KeepAway(CubeGame):
     """The tease-and-pounce game (see the module docstring); ``v`` are the class's parameters."""
 
     def __init__(self, name: str, ctx: BrainContext, values: dict[str, Any]) -> None:
-        super().__init__(name, ctx)
-        self.v = values
-        self.clips = Clips(ctx, name)
+        super().__init__(name, ctx, values)
         self.cube: int | None = None
         self.phase = "wait"
         self.since = 0.0
@@ -49,15 +46,11 @@ class KeepAway(ContextBehaviour):
         self.wait_s = 0.0
         self.pounces = 0
         self.caught = 0
-        self._holding = False
         self._seen = 0.0
 
     def _lights(self, trigger: str) -> None:
-        lights = self.ctx.cube_lights
-        if lights is not None and self.cube is not None:
-            lights.stop(None, self.ctx.now(), self.cube)
-            if trigger:
-                lights.play(trigger, self.ctx.now(), self.cube)
+        if self.cube is not None:
+            self.light(trigger, [self.cube])
 
     def _cube_events(self) -> list[Any]:
         """The cube's moves and stops since the last tick, oldest first."""
@@ -71,17 +64,13 @@ class KeepAway(ContextBehaviour):
         self.describe(phase=phase, pounces=self.pounces, caught=self.caught)
 
     def initialise(self) -> None:
-        lights = self.ctx.cube_lights
-        connected = sorted(lights.connected) if lights is not None else \
-            sorted(c.object_id for c in self.ctx.world.cubes.values() if c.connected)
+        connected = self.connected_cubes()
         self.cube = connected[0] if connected else None
         self.pounces = self.caught = 0
         self.moving, self.still_at, self._seen = False, None, self.ctx.now()
         if self.cube is None:
             return
-        if not self._holding:
-            self.ctx.hold_reactions(HELD_REACTIONS, True)
-            self._holding = True
+        self.hold()
         self._lights(self.v["readyLights"])
         self.clips.play(*self.v["getReadyAnimTrigger"])
         self._enter("wait")
@@ -140,10 +129,7 @@ class KeepAway(ContextBehaviour):
         self._enter("end")
 
     def terminate(self, new_status: Status) -> None:
-        self.clips.cancel()
-        if self._holding:
-            self.ctx.hold_reactions(HELD_REACTIONS, False)
-            self._holding = False
+        super().terminate(new_status)
         if new_status is not Status.SUCCESS:
             self._lights("")
 
@@ -164,13 +150,13 @@ KEEP_AWAY_CLASSES: tuple[BehaviorClass, ...] = (
          "settle_s": Param("range", default=(0.4, 1.2), doc="how long the cube stays still before it pounces (s)"),
          "escape_s": Param("number", default=0.8, minimum=0.1, maximum=5.0,
                            doc="a move this soon after the pounce began pulls the cube away in time (s)"),
-         "getReadyAnimTrigger": Param("triggers", default=["PounceGetReady"], doc="the crouch before a pounce"),
-         "pounceAnimTrigger": Param("triggers", default=["PouncePounce"], doc="the pounce"),
-         "caughtAnimTrigger": Param("triggers", default=["PounceSuccess"], doc="it caught the cube"),
-         "missedAnimTrigger": Param("triggers", default=["PounceFail"], doc="the cube got away"),
-         "readyLights": Param("str", default="PounceReady", doc="cube light trigger: waiting for a tease"),
-         "caughtLights": Param("str", default="PounceCaught", doc="cube light trigger: caught"),
-         "missedLights": Param("str", default="CubePouncePlayerWin", doc="cube light trigger: got away"),
+         "getReadyAnimTrigger": triggers_param(["PounceGetReady"], "the crouch before a pounce"),
+         "pounceAnimTrigger": triggers_param(["PouncePounce"], "the pounce"),
+         "caughtAnimTrigger": triggers_param(["PounceSuccess"], "it caught the cube"),
+         "missedAnimTrigger": triggers_param(["PounceFail"], "the cube got away"),
+         "readyLights": light_param("PounceReady", "waiting for a tease"),
+         "caughtLights": light_param("PounceCaught", "caught"),
+         "missedLights": light_param("CubePouncePlayerWin", "got away"),
          "caughtEmotionEvent": Param("str", default="PounceSuccess", doc="fired when it catches the cube"),
          "missedEmotionEvent": Param("str", default="PounceFail", doc="fired when it misses"),
          "finalEmotionEvent": Param("str", default="PlayedKeepAway", doc="fired after a game with a pounce")}),
