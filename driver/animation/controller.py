@@ -231,12 +231,16 @@ class AnimationController:
     def stats(self) -> ControllerStats:
         """What the clock did so far (the frames a dozing clock slept through count as quiet)."""
         if self._dozing and self._loop is not None:
-            early = self.lead_s if self.release == "thread" else self.wake_early_s
-            passed = min(self._k, math.floor((self._loop.time() + early - self._t0) / FRAME_S) + 1)
+            passed = min(self._k, math.floor((self._loop.time() + self._early - self._t0) / FRAME_S) + 1)
             if passed > self._doze_from:
                 self._stats.quiet_frames += passed - self._doze_from
                 self._doze_from = passed
         return self._stats
+
+    @property
+    def _early(self) -> float:
+        """How long before its time a frame's tick runs (the lead, or the loop's early wake)."""
+        return self.lead_s if self.release == "thread" else self.wake_early_s
 
     idle_enabled: Waking[bool] = Waking()
     idle_silence: Waking[bool] = Waking()
@@ -460,7 +464,7 @@ class AnimationController:
         self._k += 1
         if quiet and self.doze:
             self._doze(due if ahead else now)
-        early = self.lead_s if ahead else self.wake_early_s
+        early = self._early
         self._handle = loop.call_at(self._t0 + self._k * FRAME_S - early, self._tick)
 
     def _frame(self, now: float, release_at: float | None = None) -> bool:
@@ -552,7 +556,7 @@ class AnimationController:
         """Something may change the next frame: a dozing clock ticks again from the next slot."""
         if not self._dozing or self._loop is None or self._handle is None:
             return
-        early = self.lead_s if self.release == "thread" else self.wake_early_s
+        early = self._early
         slot = max(self._doze_from, math.ceil((self._loop.time() + early - self._t0) / FRAME_S))
         if slot < self._k:
             self._handle.cancel()
