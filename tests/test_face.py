@@ -331,6 +331,28 @@ def test_face_renderer_caches_and_encodes():
     assert other.render(EXPRESSIONS["happy"]) is not renderer.render(EXPRESSIONS["happy"])
 
 
+def test_one_render_serves_both_row_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The controller swaps the row set at a blink and shows many faces again with the other one:
+    that costs a lookup, not a second render."""
+    from driver.animation import face as face_module
+
+    drawn: list[FaceParams] = []
+
+    def counting_render(face: FaceParams, width: int = 128, height: int = 64) -> np.ndarray:
+        drawn.append(face)
+        return render(face, width, height)
+
+    monkeypatch.setattr(face_module, "render", counting_render)
+    renderer = FaceRenderer()
+    happy = EXPRESSIONS["happy"]
+    even, odd = renderer.display_bytes(happy, 0), renderer.display_bytes(happy, 1)
+    assert drawn == [happy]
+    assert np.array_equal(display.decode(even), to_display(render(happy), 0))
+    assert np.array_equal(display.decode(odd), to_display(render(happy), 1))
+    with pytest.raises(ValueError, match="row_offset"):
+        renderer.display_bytes(happy, 2)
+
+
 # --------------------------------------------------------------------------------------------
 # Easing curves
 

@@ -555,9 +555,11 @@ class FaceRenderer:
     """Renders faces (and their DisplayImage bytes) with caches of recent faces.
 
     A robot holds one: held expressions, repeated keyframes and the idle face's recurring blinks
-    and glances then cost a dictionary lookup. ``cache_size`` encoded faces are kept (a few
-    hundred bytes each, so a thousand cover an idle day's faces) and ``image_cache_size`` images
-    (8 KB each). Instances share nothing, so two robots in one process do not interfere.
+    and glances then cost a dictionary lookup. The encoded bytes of ``cache_size`` faces are kept
+    (both row sets of each, a few hundred bytes apiece: the controller swaps the row set at a
+    blink, and nearly half the faces it shows come back with the other set, so one render
+    serves both), and ``image_cache_size`` images (8 KB each). Instances share nothing, so two
+    robots in one process do not interfere.
     ``width``/``height`` apply to :meth:`render` (e.g. a larger preview); :meth:`display_bytes`
     always renders the robot's 128 x 64.
     """
@@ -569,7 +571,7 @@ class FaceRenderer:
         self.cache_size = cache_size
         self.image_cache_size = image_cache_size
         self._images: OrderedDict[FaceParams, np.ndarray] = OrderedDict()
-        self._encoded: OrderedDict[tuple[FaceParams, int], bytes] = OrderedDict()
+        self._encoded: OrderedDict[FaceParams, tuple[bytes, bytes]] = OrderedDict()
 
     def render(self, face: FaceParams) -> np.ndarray:
         """The rendered image of ``face`` (read-only; copy it before drawing on it)."""
@@ -584,14 +586,16 @@ class FaceRenderer:
 
     def display_bytes(self, face: FaceParams, row_offset: int = 0) -> bytes:
         """``face`` rendered, reduced to 128 x 32 and run-length encoded for DisplayImage."""
-        key = (face, row_offset)
-        data = self._encoded.get(key)
-        if data is not None:
-            self._encoded.move_to_end(key)
-            return data
-        data = display.encode(to_display(render(face, FACE_WIDTH, FACE_HEIGHT), row_offset))
-        self._remember(self._encoded, key, data, self.cache_size)
-        return data
+        if row_offset not in (0, 1):
+            raise ValueError(f"row_offset must be 0 or 1, got {row_offset!r}")
+        both = self._encoded.get(face)
+        if both is not None:
+            self._encoded.move_to_end(face)
+            return both[row_offset]
+        img = render(face, FACE_WIDTH, FACE_HEIGHT)
+        both = (display.encode(to_display(img, 0)), display.encode(to_display(img, 1)))
+        self._remember(self._encoded, face, both, self.cache_size)
+        return both[row_offset]
 
     def _remember(self, cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
         cache[key] = value
