@@ -64,13 +64,20 @@ def sample_resources() -> Path:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Leave the soak tests out unless the ``-m`` expression names them (``pytest -m soak``)."""
-    if "soak" in (config.getoption("markexpr") or ""):
-        return
-    kept = [item for item in items if item.get_closest_marker("soak") is None]
-    if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("soak") is not None])
-        items[:] = kept
+    """Leave the soak tests out unless the ``-m`` expression names them (``pytest -m soak``), and
+    run the end-to-end tests first.
+
+    The end-to-end tests are few and long (up to a minute each, mostly waiting on the wall clock)
+    and the rest many and short: started first, the long ones spread over pytest-xdist's workers
+    (``--dist loadgroup`` hands each worker a test or two at a time) and the short ones fill the
+    gaps, instead of one worker still running a long test long after the others have finished.
+    """
+    if "soak" not in (config.getoption("markexpr") or ""):
+        kept = [item for item in items if item.get_closest_marker("soak") is None]
+        if len(kept) != len(items):
+            config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("soak") is not None])
+            items[:] = kept
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is None)
 
 
 @pytest.fixture(autouse=True, scope="session")

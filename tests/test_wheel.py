@@ -4,7 +4,8 @@ This is the install a user or a service gets (``pip wheel`` + ``pip install``), 
 one the other tests run: the defaults must come from the installed package's data, not from a
 checkout. The wheel is built from a copy of the source tree (so a stale ``build/`` folder in the
 checkout cannot leak into it), and installed with its dependencies from the package index
-(pip's cache makes that quick: the whole module takes about 20-25 s on two cores). The installed console script then
+(pip's cache makes that quick: the whole module takes about 20-25 s on two cores, built once
+in a parallel run). The installed console script then
 runs ``run --sim``, ``check``, ``tree`` and ``anim list`` from an empty folder, with a HOME and
 XDG_CONFIG_HOME of its own so no user settings or resource download can stand in for the
 packaged ones.
@@ -26,7 +27,9 @@ import brain
 
 from .conftest import REPO
 
-pytestmark = pytest.mark.e2e
+#: One worker of a parallel run takes the whole module, so the wheel is built once (pyproject runs
+#: pytest-xdist with ``--dist loadgroup``).
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("wheel")]
 
 #: Not part of a build: version control, environments, caches, earlier build output.
 COPY_IGNORE = shutil.ignore_patterns(".git", ".ci", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__",
