@@ -4,11 +4,14 @@ The two packaged variants of the default change only parameters (how fast it tir
 visit keeps it up, how often it asks to play and explores, how it idles). On the virtual clock,
 with one seed, the playful robot is up more of the time, asks to play and explores more, and
 does more different things per awake hour; the sleepy one naps more. What is compared is each
-day's own record.
+day's own record. The two days run side by side in processes of their own (as ``simulate
+--seeds`` runs its days), so the test takes one day's time, not two.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
@@ -30,7 +33,8 @@ def _count(report: dict[str, Any], behaviour: str) -> int:
 
 
 def test_sleepy_and_playful_live_different_days() -> None:
-    sleepy, playful = _day("sleepy"), _day("playful")
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        sleepy, playful = pool.map(_day, ("sleepy", "playful"))
     s, p = sleepy["liveliness"], playful["liveliness"]
     assert p["awake_share"] >= s["awake_share"] + 0.3, (s["awake_share"], p["awake_share"])
     assert sleepy["sleep_count"] > playful["sleep_count"], (sleepy["sleep_count"], playful["sleep_count"])
