@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
@@ -50,12 +51,14 @@ def test_verbose_before_or_after_the_subcommand_adds_a_line_per_beat(tmp_path):
         return len(re.findall(r"DEBUG   cozmo_brain: beat \d+: ", log))
 
     sim = ("run", "--sim", "--duration", "1")
-    plain = run(*sim)
+    # four daemons, each with a simulator on a port of its own, run side by side
+    with ThreadPoolExecutor(4) as pool:
+        plain, after, before, split = pool.map(lambda argv: run(*argv),
+                                               (sim, (*sim, "-v"), ("-v", *sim), ("-v", *sim, "--verbose")))
     assert "INFO    cozmo_brain: running default.yaml" in plain and beats(plain) == 0 and "DEBUG" not in plain
-    for log in (run(*sim, "-v"), run("-v", *sim)):
+    for log in (after, before):
         assert beats(log) >= 5  # one line per beat at 10 Hz
         assert "DEBUG   driver." not in log  # -v is the personality's detail, not the driver's
-    split = run("-v", *sim, "--verbose")
     assert beats(split) >= 5 and "DEBUG   driver." in split  # one -v on each side adds up to -vv: every part
 
 
