@@ -42,6 +42,7 @@ from .startup import RobotInfo, StartUp, firmware_problem
 
 if TYPE_CHECKING:  # the vision block at the end imports driver.vision only when it is used
     from .vision import Vision, VisionConfig
+    from .vision.faces import FaceDetector
 
 log = logging.getLogger(__name__)
 
@@ -540,19 +541,21 @@ class Robot(RobotCubes, RobotConnection):
     _vision_camera = True
 
     def start_vision(self, config: VisionConfig | None = None, *, color: bool = False,
-                     camera: bool = True) -> Vision:
+                     camera: bool = True, face_detector: FaceDetector | None | str = "config") -> Vision:
         """Stream the camera (QVGA, grey or colour) into a vision pipeline whose events
         (face_seen, face_moved, face_lost, face_glimpsed, motion_seen) reach this Robot's listeners.
 
         May be called before :meth:`connect`: the camera is switched on once connected, and again
         after every reconnection (a robot that rebooted has it off). With ``camera=False`` the
-        camera stays off and the pipeline is fed otherwise (:meth:`driver.vision.Vision.on_sight`)."""
+        camera stays off and the pipeline is fed otherwise (:meth:`driver.vision.Vision.on_sight`).
+        ``face_detector`` hands the pipeline a detector already loaded (a stopped pipeline's: dlib's
+        takes half a second to build, holding the interpreter all along); by default the config's
+        detector is loaded."""
         from .vision import Vision
 
         if self.vision is not None:
             raise RobotError("vision is already running; stop_vision() first")
-        vision = Vision(config, emit=self._emit, name=self.name,
-                        **({} if camera else {"face_detector": None}))
+        vision = Vision(config, emit=self._emit, name=self.name, face_detector=face_detector if camera else None)
         self._vision_camera = camera
 
         def route(msg: Any) -> None:

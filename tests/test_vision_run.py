@@ -7,6 +7,7 @@ what reaches the simulator (EnableCamera) and what it sends back (camera frames)
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import subprocess
 import sys
@@ -94,6 +95,39 @@ def test_a_config_reload_switches_the_vision(tmp_path: Path) -> None:
             frames = d.sim.camera.frames_sent
             await asyncio.sleep(1.0)
             assert d.sim.camera.frames_sent == frames  # no more pictures
+        finally:
+            await d.close()
+
+    run(body(), timeout=60)
+
+
+def test_new_vision_settings_restart_it_with_the_face_detector_it_had(tmp_path: Path) -> None:
+    """Building dlib's detector holds the daemon for half a second: a reload hands it on."""
+    (tmp_path / "p.yaml").write_text(IDLE)
+    config = tmp_path / "c.yaml"
+    config.write_text("vision: {face_interval_s: 0.3}\n")
+
+    async def body() -> None:
+        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), "--config", str(config))
+        try:
+            await d.line(r"vision on: grey camera, faces every 0.3 s, motion")
+            await d.message("EnableCamera", timeout=10)
+            config.write_text("vision: {face_interval_s: 0.5}\n")
+            sent = d.signal(signal.SIGHUP)
+            restarted = await d.line(r"vision on: grey camera, faces every 0.5 s \(the face detector kept\)",
+                                     after=sent)
+            await d.line(r"vision: \d+ frames", after=sent)  # the first pipeline's account as it stopped
+            await asyncio.sleep(2.0)
+            assert _camera(d)[-2:] == [0, 1]  # off with the old pipeline, on with the new
+            frames = d.sim.camera.frames_sent
+            await asyncio.sleep(1.0)
+            assert d.sim.camera.frames_sent > frames
+            config.write_text("vision: {enabled: false}\n")  # the new pipeline stops and gives its account
+            sent = d.signal(signal.SIGHUP)
+            await d.line(r"vision off", after=sent)
+            (_, closing), = d.lines(r"vision: \d+ frames", after=restarted)
+            match = re.search(r"(\d+) face searches", closing)
+            assert match is not None and int(match.group(1)) > 0, closing  # the kept detector looks for faces
         finally:
             await d.close()
 

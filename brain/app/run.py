@@ -198,10 +198,11 @@ class Daemon:
                 log.info("recorded %d datagrams to %s", recorder.datagrams, self.options.record)
             self.notifier.close()
 
-    def _start_vision(self, robot: Robot) -> None:
+    def _start_vision(self, robot: Robot, detector: Any = None) -> None:
         """Stream the camera into vision as the settings say (the Robot switches it on once connected
         and again after a reconnect). Called before the robot is contacted: loading the face
-        detector takes a third of a second, which would otherwise hold the loop while states stream."""
+        detector takes a third of a second, which would otherwise hold the loop while states stream.
+        ``detector``, a stopped pipeline's face detector, is used again when faces are still wanted."""
         settings = self.cfg.vision
         if not self.options.vision or not settings.enabled:
             log.info("vision off (%s)", "--no-vision" if not self.options.vision else "vision.enabled is false")
@@ -212,15 +213,21 @@ class Daemon:
                               face_search_interval_s=settings.face_interval_s,
                               face_search_still_interval_s=settings.face_still_interval_s, motion=settings.motion,
                               motion_interval_s=settings.motion_interval_s)
-        robot.start_vision(config, color=settings.color)
-        log.info("vision on: %s camera, faces %s, motion %s", "colour" if settings.color else "grey",
+        kept = detector is not None and settings.faces
+        robot.start_vision(config, color=settings.color, face_detector=detector if kept else "config")
+        log.info("vision on: %s camera, faces %s%s, motion %s", "colour" if settings.color else "grey",
                  _every(settings.face_interval_s) if settings.faces else "off",
+                 " (the face detector kept)" if kept else "",
                  _every(settings.motion_interval_s) if settings.motion else "off")
 
     async def _restart_vision(self, brain: Brain) -> None:
-        """New vision settings from a re-read config: stop the camera and its vision, start them as now set."""
+        """New vision settings from a re-read config: stop the camera and its vision, start them as
+        now set. The face detector is handed on: building it again would hold the running daemon
+        for half a second."""
+        old = brain.robot.vision
+        detector = old.face_detector if old is not None else None
         await brain.robot.stop_vision()
-        self._start_vision(brain.robot)
+        self._start_vision(brain.robot, detector)
 
     def _recorder(self, path: Path, address: tuple[str, int]) -> Any:
         """The recording of the robot's traffic for ``--record`` (None, said why, when it cannot be written)."""
