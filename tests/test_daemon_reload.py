@@ -177,6 +177,7 @@ def test_sighup_rereads_the_config(tmp_path: Path) -> None:
             d.signal(signal.SIGHUP)
             await d.line(r"config \S*c\.yaml re-read: logging\.level DEBUG, heartbeat_hz 20, personality \S*two\.yaml",
                          after=t)
+            await d.line(r"takes effect after a restart", after=t)  # its own line: it may come a moment later
             line = d.lines(r"takes effect after a restart", after=t)
             assert len(line) == 1 and "robot.lost_after_s, resources changed" in line[0][1], d.text
             await d.line(r"personality two loaded", after=t)
