@@ -95,6 +95,9 @@ class Brain:
         )
         self.reactions = ReactionRunner(self.ctx)
         self.personality: Any = None
+        #: the files the running personality and the last attempt to load one were read from: a
+        #: running daemon reloads when one of them changes
+        self.personality_files: tuple[Path, ...] = (personality_path,)
         self.root = ReactiveRoot("Brain", self.reactions, self.ctx)
         #: the decisions on the running branch the log last explained (see _explain)
         self._choices: frozenset[tuple[int, int]] = frozenset()
@@ -131,9 +134,15 @@ class Brain:
 
     def load(self) -> None:
         """Load (or reload) the personality; raises PersonalityError and leaves the old one running."""
-        from .personality import load_personality
+        from .personality import PersonalityError, load_personality
 
-        personality = load_personality(self.personality_path, self.ctx)
+        running = self.personality.files if self.personality is not None else ()
+        try:
+            personality = load_personality(self.personality_path, self.ctx)
+        except PersonalityError as exc:
+            self.personality_files = tuple(dict.fromkeys([*exc.files, *running])) or (self.personality_path,)
+            raise
+        self.personality_files = personality.files
         mood = self._new_mood(personality.mood)
         if mood is not None:
             personality.mood.apply_initial(mood, self.ctx.clock())

@@ -111,15 +111,22 @@ def test_file_edits_and_sighup_reload_the_personality(tmp_path: Path) -> None:
     run(body(), timeout=120)
 
 
-def test_an_edit_to_a_file_the_personality_extends_reloads_it(tmp_path: Path) -> None:
-    """The watcher follows the YAML files beside the personality too: editing the one it extends
-    reloads it, and the new pose reaches the robot."""
+def test_an_edit_to_a_file_the_personality_extends_or_includes_reloads_it(tmp_path: Path) -> None:
+    """The watcher follows the files the personality is made of: editing the one it extends (beside
+    it) reloads it, and so does editing one it includes from another folder, watched from the
+    reload that brought it in; each new pose reaches the robot."""
     folder = tmp_path / "personality"
     folder.mkdir()
     base = folder / "base.yaml"
     base.write_text(_pose("base", 25))
     p = folder / "child.yaml"
     p.write_text("extends: base.yaml\nname: child\n")
+    shared = tmp_path / "shared" / "look.yaml"
+    shared.parent.mkdir()
+    look = "subtrees:\n  look:\n    type: sequence\n    children:\n" \
+           "      - {{type: set_head_angle, params: {{degrees: {degrees}}}}}\n" \
+           "      - {{type: wait, params: {{seconds: 120}}}}\n"
+    shared.write_text(look.format(degrees=12))
 
     async def body() -> None:
         d = await start(tmp_path, "--personality", str(p), "--resources", str(RESOURCES))
@@ -131,10 +138,21 @@ def test_an_edit_to_a_file_the_personality_extends_reloads_it(tmp_path: Path) ->
             await d.line(r"personality files changed; reloading", after=t)
             await d.line(r"personality child loaded", after=t)
             await _head_at(d, -10, after=t)
+
+            t = d.now()
+            p.write_text("include: ../shared/look.yaml\nname: child\nroot: {use: look}\n")
+            await d.line(r"personality child loaded", after=t)
+            await _head_at(d, 12, after=t)
+
+            t = d.now()
+            shared.write_text(look.format(degrees=5))
+            await d.line(r"personality files changed; reloading", after=t)
+            await d.line(r"personality child loaded", after=t)
+            await _head_at(d, 5, after=t)
         finally:
             await d.close()
 
-    run(body(), timeout=60)
+    run(body(), timeout=90)
 
 
 CONFIG = """\

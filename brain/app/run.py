@@ -129,6 +129,9 @@ class Daemon:
         #: told the outcome of every personality reload: None, or the errors (``file:line: key: message``)
         self.reload_listeners: list[Callable[[str | None], None]] = []
         self._reload_waiters: list[asyncio.Future[str | None]] = []
+        #: the personality's files as the last reload read them: a file that reload brought in is
+        #: watched from that state, so an edit made before the watcher's next look still counts
+        self._loaded_stamps: dict[Path, tuple[int, int] | None] = {}
         self.dashboard: Any = None
 
     # ------------------------------------------------------------------ the run
@@ -339,19 +342,23 @@ class Daemon:
     # ------------------------------------------------------------------ reload
 
     async def _watch(self, brain: Brain) -> None:
-        """Ask for a reload when the personality file, or a YAML file beside it, changes.
+        """Ask for a reload when a file of the personality changes: its own, one it includes or
+        extends (wherever that is), or a YAML file beside it (one it may come to include).
 
         A file that is missing (deleted, or being replaced by an editor) is a state like any other:
         its return is a change. A file that exists but cannot be looked at (no permission, a symlink
         loop) ends the watcher with that error: the daemon can no longer follow its personality, so
-        it stops (exit code 1) rather than run on unwatched, and its restart reports the file.
+        it stops (exit code 1) rather than run on unwatched, and its restart reports the file. A file
+        that a reload brings into the set is watched from the state it was read in.
         """
-        last = _stamp(brain.personality_path)
+        last = _stamps(_watched(brain))
         while True:
             await asyncio.sleep(WATCH_INTERVAL_S)
-            now = _stamp(brain.personality_path)
-            if now != last:
-                last = now
+            now = _stamps(_watched(brain))
+            before = {**self._loaded_stamps, **last}
+            changed = any(path in before and before[path] != stamp for path, stamp in now.items())
+            last = now
+            if changed:
                 log.info("personality files changed; reloading")
                 self._reload.set()
 
@@ -375,6 +382,7 @@ class Daemon:
                 log.error("reload failed, keeping the running personality:\n%s", exc)
                 status = f"reload failed, running {brain.personality.name}"
                 error = str(exc)
+            self._loaded_stamps = _stamps(_watched(brain))
             self.notifier.ready(status)
             for waiter in waiters:
                 if not waiter.done():
@@ -415,18 +423,24 @@ class Daemon:
         return "vision" in changed
 
 
-def _stamp(path: Path) -> tuple[tuple[str, int | None, int], ...]:
-    """(name, mtime, size) of the personality file and the YAML files beside it; None for a missing one."""
-    files = [path, *sorted(p for p in path.parent.glob("*.yaml") if p != path)]
-    out: list[tuple[str, int | None, int]] = []
-    for p in files:
+def _watched(brain: Brain) -> list[Path]:
+    """The personality's files (see Brain.personality_files) and the YAML files beside its own."""
+    path = brain.personality_path
+    siblings = sorted(p for p in path.parent.glob("*.yaml") if p != path)
+    return list(dict.fromkeys([path, *brain.personality_files, *siblings]))
+
+
+def _stamps(paths: list[Path]) -> dict[Path, tuple[int, int] | None]:
+    """(mtime, size) of each file; None for a missing one."""
+    out: dict[Path, tuple[int, int] | None] = {}
+    for p in paths:
         try:
             st = os.stat(p)
         except (FileNotFoundError, NotADirectoryError):
-            out.append((p.name, None, 0))
+            out[p] = None
         else:
-            out.append((p.name, st.st_mtime_ns, st.st_size))
-    return tuple(out)
+            out[p] = (st.st_mtime_ns, st.st_size)
+    return out
 
 
 def _status_line(branch: str, why: str) -> str:

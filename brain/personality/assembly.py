@@ -35,11 +35,16 @@ class Assembler:
 
     def __init__(self, issues: IssueList) -> None:
         self.issues = issues
+        #: every file the document was read from or looked for, the personality's own first: what a
+        #: running daemon watches for edits
+        self.files: list[Path] = []
 
     def read(self, path: Path, stack: tuple[str, ...] = ()) -> LMap | None:
         """The assembled document of ``path`` (None when it cannot be read); ``stack`` holds the
         files that led here, to catch circular includes and extends."""
         name = display_path(path)
+        if path not in self.files:
+            self.files.append(path)
         if name in stack:
             chain = " -> ".join([*stack, name])
             self.issues.add(Loc(stack[-1]), "", f"circular extends/include: {chain}")

@@ -20,10 +20,12 @@ __all__ = ["IssueList", "PersonalityError", "display_path", "format_issue"]
 
 
 class PersonalityError(Exception):
-    """A personality could not be loaded; ``issues`` lists every problem found."""
+    """A personality could not be loaded; ``issues`` lists every problem found, ``files`` the files
+    it was read from (a fix to any of them is worth another try)."""
 
-    def __init__(self, issues: Sequence[Issue]) -> None:
+    def __init__(self, issues: Sequence[Issue], files: Sequence[Path] = ()) -> None:
         self.issues = list(issues)
+        self.files = tuple(files)
         super().__init__("\n".join(format_issue(i) for i in self.issues if i.severity >= Severity.ERROR))
 
 

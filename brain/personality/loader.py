@@ -68,6 +68,8 @@ class Personality:
     subtrees: tuple[str, ...] = ()
     activities: tuple[str, ...] = ()
     issues: list[Issue] = field(default_factory=list)
+    #: the files it was assembled from, its own first (what ``include`` and ``extends`` named)
+    files: tuple[Path, ...] = ()
 
     def reaction_for(self, event: RobotEvent) -> Reaction | None:
         """The highest-priority reaction a robot event fires, if any."""
@@ -97,9 +99,11 @@ def _parameters(doc: LMap, issues: IssueList, given: Mapping[str, Any] | None) -
 
 
 def _build_personality(path: Path, ctx: BrainContext, parameters: Mapping[str, Any] | None,
-                       issues: IssueList) -> Personality | None:
+                       issues: IssueList, files: list[Path]) -> Personality | None:
     path = Path(path)
-    doc = Assembler(issues).read(path)
+    assembler = Assembler(issues)
+    doc = assembler.read(path)
+    files.extend(assembler.files)
     if doc is None:
         return None
     params = _parameters(doc, issues, parameters)
@@ -129,7 +133,7 @@ def _build_personality(path: Path, ctx: BrainContext, parameters: Mapping[str, A
         name=title or path.stem, path=path, root=root, reactions=reactions, mood=mood, parameters=params,
         schedule=schedule, arousal=arousal,
         nodes=builder.nodes, subtrees=tuple(builder.subtrees), activities=tuple(builder.activities),
-        issues=[i for i in issues.items if i.severity < Severity.ERROR],
+        issues=[i for i in issues.items if i.severity < Severity.ERROR], files=tuple(files),
     )
 
 
@@ -142,9 +146,10 @@ def load_personality(path: Path | str, ctx: BrainContext, *, parameters: Mapping
     ``Personality.issues`` and logged.
     """
     issues = IssueList()
-    personality = _build_personality(Path(path), ctx, parameters, issues)
+    files: list[Path] = []
+    personality = _build_personality(Path(path), ctx, parameters, issues, files)
     if personality is None:
-        raise PersonalityError(issues.items)
+        raise PersonalityError(issues.items, files)
     for issue in personality.issues:
         log.warning("%s", format_issue(issue))
     return personality
@@ -168,7 +173,7 @@ def context_for_check(resource_set: Any = None) -> BrainContext:
 def check_personality(path: Path | str, resource_set: Any = None) -> list[Issue]:
     """Every problem of a personality as :class:`brain.assets.Issue` records (errors and warnings)."""
     issues = IssueList()
-    _build_personality(Path(path), context_for_check(resource_set), None, issues)
+    _build_personality(Path(path), context_for_check(resource_set), None, issues, [])
     return issues.items
 
 
