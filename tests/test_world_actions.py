@@ -117,9 +117,13 @@ def test_search_finds_a_face_outside_the_view_then_turns_to_it_and_tracks_it() -
             assert abs(_face_bearing_deg(sim, "alice")) < 10, _face_bearing_deg(sim, "alice")
             assert 10 < math.degrees(sim.body.head.position) < 30  # her face is above the neck
 
-            # she steps 20° to the robot's right (well inside the picture: at 25° her face reached its
-            # edge, where a loaded machine's vision missed her); the tracker follows while its child runs
-            (moved,) = parse_script("- {at: 0, face: alice, bearing_deg: -20}\n")
+            # she steps 20° to the right of where she stood (well inside the picture: at 25° her face
+            # reached its edge, where a loaded machine's vision missed her); the tracker follows while
+            # its child runs. Until its eyes see her move it aims at where she was, up to 10° off the
+            # heading, so her step is measured from there: from the heading, the tracker's first turn
+            # took her to 26° on a loaded machine
+            was = _face_bearing_deg(sim, "alice")
+            (moved,) = parse_script(f"- {{at: 0, face: alice, bearing_deg: {was - 20:.2f}}}\n")
             sim.run_step(moved)
             track = TrackFace("track", Running("clip"), ctx)
             loop = asyncio.get_running_loop()
