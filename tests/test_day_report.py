@@ -54,6 +54,10 @@ def _args(**kw: Any) -> argparse.Namespace:
     return argparse.Namespace(**base)
 
 
+#: The tests that read the six-minute day share one worker, so the day is simulated once.
+SHARED_DAY = pytest.mark.xdist_group("day_report")
+
+
 @pytest.fixture(scope="module")
 def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
     """Six minutes of the default personality with pokes, a pick-up, the button and a cube tap, on an
@@ -66,6 +70,7 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]
 
 
 @pytest.mark.e2e
+@SHARED_DAY
 def test_the_timeline_lists_what_happened_in_time_order(day: tuple[dict[str, Any], Path]) -> None:
     report, _ = day
     timeline = report["timeline"]
@@ -96,6 +101,7 @@ def test_the_timeline_lists_what_happened_in_time_order(day: tuple[dict[str, Any
 
 
 @pytest.mark.e2e
+@SHARED_DAY
 def test_liveliness_of_the_day(day: tuple[dict[str, Any], Path]) -> None:
     report, _ = day
     live = report["liveliness"]
@@ -123,6 +129,7 @@ def test_liveliness_of_the_day(day: tuple[dict[str, Any], Path]) -> None:
 
 
 @pytest.mark.e2e
+@SHARED_DAY
 def test_the_picture_of_the_day_is_written_beside_the_report(day: tuple[dict[str, Any], Path]) -> None:
     report, folder = day
     svg = ET.parse(folder / "day.svg").getroot()
