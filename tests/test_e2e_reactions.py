@@ -49,7 +49,7 @@ def test_shake_double_tap_cube_move_and_a_crooked_put_down(tmp_path: Path) -> No
             sim.body.shake(3.0)
             await world.line(r"reaction RobotShaken \(priority", timeout=8.0, after=shaken)
             await eventually(lambda: in_order(_heads(world, shaken), dizzy), timeout=10.0, interval=0.1)
-            await asyncio.sleep(3.0)
+            await world.line(r"reaction RobotShaken finished", timeout=10.0, after=shaken)
 
             # a double tap: it looks down and about for the cube (head to -5°, 30° each way)
             tapped = world.now()
@@ -61,13 +61,13 @@ def test_shake_double_tap_cube_move_and_a_crooked_put_down(tmp_path: Path) -> No
             assert any(abs(h + 5.0) < 0.5 for h in heads), heads
             turns = [round(math.degrees(msg.angle_rad)) for _, msg in world.messages("TurnInPlace", tapped)][:3]
             assert turns == [30, -60, 30], turns
-            await asyncio.sleep(2.0)
+            await world.line(r"reaction DoubleTapDetected finished", timeout=10.0, after=tapped)
 
             # a single tap is not a double tap: the cube-tap reaction answers it
             tapped = world.now()
             sim.tap_cube(1, taps=1)
             await world.line(r"reaction CubeTapped \(priority", timeout=3.0, after=tapped)
-            await asyncio.sleep(4.0)
+            await world.line(r"reaction CubeTapped finished", timeout=10.0, after=tapped)
 
             # the cube moved: the sensing clip, then the upset one
             moved = world.now()
@@ -79,7 +79,7 @@ def test_shake_double_tap_cube_move_and_a_crooked_put_down(tmp_path: Path) -> No
             first = clip_started(world.messages, moved, sense)
             assert first is not None
             await eventually(lambda: clip_started(world.messages, first, upset) is not None, timeout=10.0, interval=0.1)
-            await asyncio.sleep(3.0)
+            await world.line(r"reaction CubeMoved finished", timeout=10.0, after=moved)
 
             # put down on a 20° slope: the head is recalibrated; level, it is not
             sim.body.slope_deg = 20.0
