@@ -1,8 +1,14 @@
-"""Actions on the world model against the simulated robot over UDP, with its camera and the robot's vision.
+"""Actions on the world model against the simulated robot, with its camera and the robot's vision.
 
 The simulator's room holds the person; the Robot's vision detects her in the camera frames; its
 events fill the world model as the engine's beat does; the nodes turn the simulated body and head.
 What is checked is where the simulated robot ends up looking.
+
+The subject is what the nodes make the robot do, not the wire (the end-to-end tests drive the
+daemon over UDP), so these run on the virtual clock over the in-memory network, with every
+camera frame drawn and analysed on the loop's thread (as ``simulate --pixels`` does): a search
+of 25 s takes the machine's time to draw and look at its frames, not 25 s, and a machine loaded
+by other tests can no longer make the eyes miss a person the test expects to be seen.
 """
 
 from __future__ import annotations
@@ -10,13 +16,14 @@ from __future__ import annotations
 import asyncio
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
 from py_trees.behaviours import Running
 from py_trees.common import Status
 
+from brain.app.virtual_time import run_virtual
 from brain.assets.resource_set import ResourceSet
 from brain.context import BrainContext
 from brain.nodes.actions import LookAround
@@ -31,13 +38,14 @@ from brain.nodes.world_actions import (
     aim_at,
 )
 from driver import events as ev
+from driver.memlink import MemoryNetwork
 from driver.robot import Robot
 from driver.samples import PoseSample
 from driver.sim.script import parse_script
 from driver.sim.server import SimulatedCozmo
 from driver.vision import VisionConfig
 
-from .conftest import eventually, run
+from .conftest import eventually
 from .daemon_harness import RESOURCES
 
 pytestmark = pytest.mark.e2e
@@ -52,14 +60,20 @@ def test_aim_at_points_the_body_and_raises_the_head() -> None:
     assert math.degrees(low) == pytest.approx(-25.0)  # clamped to the head's range
 
 
+def run(main: Coroutine[Any, Any, None]) -> None:
+    """Run a test's body on the virtual clock."""
+    run_virtual(main)
+
+
 async def _robot() -> tuple[SimulatedCozmo, Robot, BrainContext]:
-    sim = await SimulatedCozmo(port=0, calibrate=False).start()
+    net = MemoryNetwork()
+    sim = await SimulatedCozmo("127.0.0.1", 5551, calibrate=False).start(open_link=net.open_link)
+    sim.camera.in_thread = False
     robot = Robot(*sim.address, lost_after=2.0)
-    await robot.connect()
-    ctx = BrainContext(robot=robot, rng=random.Random(3))
+    await robot.connect(open_link=net.open_link)
     loop = asyncio.get_running_loop()
+    ctx = BrainContext(robot=robot, rng=random.Random(3), clock=loop.time)
     robot.add_listener(lambda e: ctx.world.update([e], loop.time()))  # what the engine's beat does
-    ctx.clock = loop.time
     return sim, robot, ctx
 
 
@@ -72,7 +86,7 @@ async def _until_done(node: Any, limit_s: float = 15.0, also: Callable[[], None]
         node.tick_once()
         if also is not None:
             also()
-    return node.status  # type: ignore[no-any-return]
+    return node.status
 
 
 def _face_bearing_deg(sim: SimulatedCozmo, name: str) -> float:
@@ -98,7 +112,7 @@ def test_search_finds_a_face_outside_the_view_then_turns_to_it_and_tracks_it() -
     async def body() -> None:
         sim, robot, ctx = await _robot()
         try:
-            robot.start_vision(VisionConfig())
+            robot.start_vision(VisionConfig(inline=True))
             await robot.set_head_angle(math.radians(15))
             (step,) = parse_script("- {at: 0, face: alice, bearing_deg: 40, distance_m: 0.6, height_m: 0.25}\n")
             sim.run_step(step)
@@ -148,7 +162,7 @@ def test_search_finds_a_face_outside_the_view_then_turns_to_it_and_tracks_it() -
             await robot.disconnect()
             await sim.stop()
 
-    run(body(), timeout=90)
+    run(body())
 
 
 def test_turning_to_a_remembered_face_and_to_motion() -> None:
@@ -178,7 +192,7 @@ def test_turning_to_a_remembered_face_and_to_motion() -> None:
             await robot.disconnect()
             await sim.stop()
 
-    run(body(), timeout=60)
+    run(body())
 
 
 def test_turning_to_a_glimpse_lets_the_eyes_see_the_face_there() -> None:
@@ -188,7 +202,7 @@ def test_turning_to_a_glimpse_lets_the_eyes_see_the_face_there() -> None:
     async def body() -> None:
         sim, robot, ctx = await _robot()
         try:
-            robot.start_vision(VisionConfig())
+            robot.start_vision(VisionConfig(inline=True))
             await robot.set_head_angle(math.radians(15))
             (step,) = parse_script("- {at: 0, face: alice, bearing_deg: 50, distance_m: 0.6, height_m: 0.25}\n")
             sim.run_step(step)
@@ -211,7 +225,7 @@ def test_turning_to_a_glimpse_lets_the_eyes_see_the_face_there() -> None:
             await robot.disconnect()
             await sim.stop()
 
-    run(body(), timeout=60)
+    run(body())
 
 
 def test_an_interrupted_search_stops_the_wheels() -> None:
@@ -229,7 +243,7 @@ def test_an_interrupted_search_stops_the_wheels() -> None:
             await robot.disconnect()
             await sim.stop()
 
-    run(body(), timeout=30)
+    run(body())
 
 
 def test_the_scan_lifts_the_head_as_it_turns() -> None:
@@ -253,7 +267,7 @@ def test_the_scan_lifts_the_head_as_it_turns() -> None:
             await robot.disconnect()
             await sim.stop()
 
-    run(body(), timeout=30)
+    run(body())
 
 
 def test_an_interrupted_node_leaves_the_wheels_to_the_node_that_took_over() -> None:
@@ -276,7 +290,7 @@ def test_an_interrupted_node_leaves_the_wheels_to_the_node_that_took_over() -> N
             await robot.disconnect()
             await sim.stop()
 
-    run(body(), timeout=30)
+    run(body())
 
 
 def test_look_around_glances_about_and_back_never_wandering_off() -> None:
@@ -304,4 +318,4 @@ def test_look_around_glances_about_and_back_never_wandering_off() -> None:
             await robot.disconnect()
             await sim.stop()
 
-    run(body(), timeout=60)
+    run(body())
