@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from typing import Any
 
 from .link import Address, Link, Role
@@ -88,7 +89,9 @@ class MemoryTransport(asyncio.DatagramTransport):
 class MemoryNetwork:
     """Endpoints by address on one event loop; datagrams between them never touch a socket.
 
-    ``latency_s`` delays every datagram by that much loop time (0: the next loop turn).
+    ``latency_s`` delays every datagram by that much loop time (0: the next loop turn); either
+    way datagrams arrive in the order they were sent, as over a quiet local network (loop timers
+    due at the same moment run in no set order, so delayed ones wait in one queue, in order).
     ``delivered`` and ``dropped`` count datagrams, for tests and reports.
     """
 
@@ -101,6 +104,9 @@ class MemoryNetwork:
         self.dropped = 0
         self._endpoints: dict[Address, MemoryTransport] = {}
         self._next_port = _FIRST_PORT
+        #: delayed datagrams in the order sent, with when each is due (due times never decrease)
+        self._in_flight: deque[tuple[float, bytes, Address, Address]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -138,9 +144,23 @@ class MemoryNetwork:
             self.dropped += 1
             return
         if self.latency_s > 0:
-            self.loop.call_later(self.latency_s, self._deliver, data, src, dst)
+            loop = self.loop
+            self._in_flight.append((loop.time() + self.latency_s, data, src, dst))
+            if self._timer is None:
+                self._timer = loop.call_at(self._in_flight[0][0], self._land)
         else:
             self.loop.call_soon(self._deliver, data, src, dst)
+
+    def _land(self) -> None:
+        """Deliver the delayed datagrams now due, in the order sent; wait for the next one."""
+        self._timer = None
+        loop = self.loop
+        now = loop.time()
+        while self._in_flight and self._in_flight[0][0] <= now:
+            _, data, src, dst = self._in_flight.popleft()
+            self._deliver(data, src, dst)
+        if self._in_flight and self._timer is None:
+            self._timer = loop.call_at(self._in_flight[0][0], self._land)
 
     def _deliver(self, data: bytes, src: Address, dst: Address) -> None:
         # Look the endpoint up again: it may have closed while the datagram was in flight.

@@ -140,6 +140,39 @@ def test_memory_network_carries_a_link_connection_and_drops_what_has_no_receiver
     run_virtual(main())
 
 
+def test_memory_network_delivers_in_the_order_sent_with_a_latency() -> None:
+    """Datagrams sent in one loop turn are due at the same moment; they arrive in the order sent
+    (a camera frame's chunks, say: out of order, the robot's reassembly drops the frame)."""
+
+    class Inbox(asyncio.DatagramProtocol):
+        def __init__(self) -> None:
+            self.got: list[tuple[float, bytes]] = []
+
+        def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+            self.got.append((asyncio.get_running_loop().time(), data))
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        net = MemoryNetwork(latency_s=0.002)
+        inbox = Inbox()
+        net.bind(inbox, ("127.0.0.1", 5551))
+        sender = net.bind(asyncio.DatagramProtocol())
+        sent_at = loop.time()
+        for i in range(200):
+            sender.sendto(bytes([i]), ("127.0.0.1", 5551))
+        await asyncio.sleep(0.001)
+        assert inbox.got == []  # still on the way
+        for i in range(200, 256):  # sent later, land later
+            sender.sendto(bytes([i]), ("127.0.0.1", 5551))
+        await asyncio.sleep(0.01)
+        assert [d[0] for _, d in inbox.got] == list(range(256))
+        assert all(t - sent_at >= 0.002 for t, _ in inbox.got[:200])
+        assert all(t - sent_at >= 0.003 for t, _ in inbox.got[200:])
+        assert net.delivered == 256
+
+    run_virtual(main())
+
+
 def test_robot_and_simulator_over_the_memory_network_in_virtual_time() -> None:
     async def main() -> tuple[float, int]:
         loop = asyncio.get_running_loop()
