@@ -53,6 +53,12 @@ def test_the_camera_goes_on_after_start_up_and_after_a_reboot_and_frames_flow(tm
             frames = d.sim.camera.frames_sent
             await asyncio.sleep(1.5)
             assert d.sim.camera.frames_sent > frames + 5
+
+            # stopped, it turns the camera off and gives the vision's account
+            stopped = d.signal(signal.SIGINT)
+            assert await d.wait() == 0, d.text
+            assert _camera(d) == [1, 1, 0]
+            assert d.lines(r"vision: \d+ frames, \d+ dropped", after=stopped), d.text[-2000:]
         finally:
             await d.close()
 

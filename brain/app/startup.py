@@ -153,7 +153,8 @@ class BrainStack:
         return self.brain
 
     async def close(self) -> None:
-        """Stop the brain and the controller, leave the robot still with a neutral face, say goodbye.
+        """Stop the brain, the controller and the vision, leave the robot still with a neutral face and
+        its camera off, say goodbye.
 
         Each step only if start-up reached it; the robot gets its last commands only while it is
         connected (a lost robot is just told goodbye).
@@ -163,6 +164,8 @@ class BrainStack:
         if self.controller is not None:
             await self.controller.stop()
         if self.robot is not None:
+            # the camera off while the robot is still there, and the vision's account in the log
+            await self.robot.stop_vision()
             if self.robot.connected:
                 try:
                     self.robot.stop_all_motors()
