@@ -43,7 +43,9 @@ def clip_starts(messages: Messages, after: float, clips: list[list[int]]) -> lis
     found = []
     for i, begin in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else math.inf
-        heads = [round(m.angle_deg) for t, m in messages("AnimHead", begin) if t < end]
+        # from the StartAnimation's own moment on: on the virtual clock its first keyframe, in the
+        # same datagram, arrives at the very same time
+        heads = [round(m.angle_deg) for t, m in messages("AnimHead", math.nextafter(begin, -math.inf)) if t < end]
         if heads and any(c and in_order(heads, c) and heads[-1] == c[-1] for c in clips):
             found.append(begin)
     return found

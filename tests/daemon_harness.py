@@ -82,12 +82,17 @@ class Daemon:
             hits = found()
             if hits:
                 return hits[0]
-            if self.proc.returncode is not None:
+            code = self.exit_code()
+            if code is not None:
                 await asyncio.sleep(0.2)  # let the reader take the last lines
-                raise AssertionError(f"the daemon exited ({self.proc.returncode}) before {what}; log:\n{self.text}")
+                raise AssertionError(f"the daemon exited ({code}) before {what}; log:\n{self.text}")
             if self.now() > deadline:
                 raise AssertionError(f"no {what} within {timeout} s; log:\n{self.text}")
             await asyncio.sleep(0.02)
+
+    def exit_code(self) -> int | None:
+        """The daemon's exit code once it has exited, else None."""
+        return self.proc.returncode  # type: ignore[no-any-return]
 
     def signal(self, sig: signal.Signals) -> float:
         """Send ``sig`` to the daemon; the time it was sent."""

@@ -1,11 +1,16 @@
-"""Singing, PlayAnimWithFace and RequestGameSimple from the app's real files, end to end over UDP.
+"""Singing, PlayAnimWithFace and RequestGameSimple from the app's real files, end to end.
 
 The daemon runs a personality that plays the real ``Singing_RowYourBoat``, a real
 PlayAnimWithFace file (its clip swapped for one the project ships, through the personality's
 ``params``) and the real RequestSpeedTap and RequestMemoryMatch files, with the real resource
-sample searched first and the project's resources filling in the clips; the simulator in the
-test's process shows what reached the robot: the song's own clip, the turn to the person, the
-request, its idle and deny clips, and the pleased answer to a poke.
+sample searched first and the project's resources filling in the clips; the simulator shows what
+reached the robot: the song's own clip, the turn to the person, the request, its idle and deny
+clips, and the pleased answer to a poke.
+
+The subject is what the behaviours make the robot do over half a minute or more, not the wire:
+the daemon runs in the test's process on the virtual clock (:mod:`tests.virtual_daemon`), so a
+song takes the time the machine needs to compute it, and a loaded machine cannot make its eyes
+miss the person.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from brain.assets.resource_set import ResourceSet
 from driver.sim.script import parse_script
 
 from .clip_spans import clip_heads, clip_started, clip_starts, group_heads
-from .conftest import eventually, run
-from .daemon_harness import RESOURCES, Daemon, start
+from .conftest import eventually
+from .daemon_harness import RESOURCES, Daemon
+from .virtual_daemon import run_on_virtual_clock, start_virtual
 
 pytestmark = pytest.mark.e2e
 
@@ -53,7 +59,7 @@ def test_sings_turns_to_the_person_asks_for_games(tmp_path: Path, sample_resourc
         "    - {type: wait, params: {seconds: 300}}\n")
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "social.yaml", "--resources", str(sample_resources),
+        d = await start_virtual(tmp_path, "--personality", "social.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
         msgs = d.messages
         try:
@@ -106,7 +112,7 @@ def test_sings_turns_to_the_person_asks_for_games(tmp_path: Path, sample_resourc
             await d.close()
         assert code == 0, d.text[-3000:]
 
-    run(body(), timeout=240)
+    run_on_virtual_clock(body(), timeout=240)
 
 
 def test_fist_bump_bumped_then_left_hanging(tmp_path: Path, sample_resources: Path) -> None:
@@ -132,7 +138,7 @@ def test_fist_bump_bumped_then_left_hanging(tmp_path: Path, sample_resources: Pa
         "    - {type: wait, params: {seconds: 300}}\n")
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "bump.yaml", "--resources", str(sample_resources),
+        d = await start_virtual(tmp_path, "--personality", "bump.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
         msgs = d.messages
         try:
@@ -161,7 +167,7 @@ def test_fist_bump_bumped_then_left_hanging(tmp_path: Path, sample_resources: Pa
             await d.close()
         assert code == 0, d.text[-3000:]
 
-    run(body(), timeout=150)
+    run_on_virtual_clock(body(), timeout=150)
 
 
 def test_peekaboo_two_peeks_then_happy(tmp_path: Path, sample_resources: Path) -> None:
@@ -185,7 +191,7 @@ def test_peekaboo_two_peeks_then_happy(tmp_path: Path, sample_resources: Path) -
     here = "- {at: 0, face: alice, bearing_deg: 10, distance_m: 0.6, height_m: 0.25}\n"
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "peek.yaml", "--resources", str(sample_resources),
+        d = await start_virtual(tmp_path, "--personality", "peek.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
         msgs = d.messages
         try:
@@ -212,4 +218,4 @@ def test_peekaboo_two_peeks_then_happy(tmp_path: Path, sample_resources: Path) -
             await d.close()
         assert code == 0, d.text[-3000:]
 
-    run(body(), timeout=150)
+    run_on_virtual_clock(body(), timeout=150)

@@ -189,11 +189,18 @@ def _resolve(spec: str) -> Callable[[argparse.Namespace], int]:
     return getattr(module, func_name)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script; returns the process exit code."""
+def parse_command_line(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line as the subcommands read it (options given before the subcommand folded
+    into its own); exits with a usage message when it is wrong."""
     parser = build_parser()
     args = parser.parse_args(argv)
     _merge_common(parser, args)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    args = parse_command_line(argv)
     setup_logging(args.verbose, args.quiet)
     handler = _resolve(HANDLERS[args.command])
     if args.command == "run":

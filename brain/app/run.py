@@ -56,7 +56,7 @@ from .supervise import Supervisor, install_exception_handler
 if TYPE_CHECKING:
     from driver.robot import Robot
 
-__all__ = ["RunOptions", "Daemon", "run_command"]
+__all__ = ["Daemon", "RunOptions", "run_command", "run_settings"]
 
 log = logging.getLogger("cozmo_brain")
 
@@ -114,10 +114,21 @@ class RunOptions:
 class Daemon:
     """One ``run``: start-up, the running service (reload, supervision, notifications), shutdown."""
 
-    def __init__(self, cfg: Config, options: RunOptions, *, notifier: Notifier | None = None) -> None:
+    def __init__(self, cfg: Config, options: RunOptions, *, notifier: Notifier | None = None,
+                 open_link: Callable[..., Any] | None = None, handle_signals: bool = True,
+                 inline_vision: bool = False) -> None:
+        """``open_link`` replaces the UDP link to the robot (the in-memory network of a run on a
+        virtual clock; see :meth:`driver.robot.Robot.connect`). ``handle_signals`` False leaves the
+        process's signals alone: a host running the daemon inside its own process passes what
+        would have been a signal to :meth:`deliver`. ``inline_vision`` analyses each camera frame
+        on the loop's thread as it arrives, so the vision keeps step with a virtual clock (in real
+        time a thread of its own keeps the loop free)."""
         self.options = options
         self.cfg = options.apply(cfg)
         self.notifier = notifier or Notifier.from_environ()
+        self.open_link = open_link
+        self.handle_signals = handle_signals
+        self.inline_vision = inline_vision
         self.stop = asyncio.Event()
         self.exit_code = 0
         self.brain: Brain | None = None
@@ -140,7 +151,8 @@ class Daemon:
         """Run until stopped; returns the exit code."""
         loop = asyncio.get_running_loop()
         install_exception_handler(loop)
-        self._install_signals(loop)
+        if self.handle_signals:
+            self._install_signals(loop)
         cfg = self.cfg
         stack = BrainStack(
             cfg.personality, cfg.resource_roots(), heartbeat_hz=cfg.heartbeat_hz, robot=RobotOptions.from_config(cfg),
@@ -161,14 +173,14 @@ class Daemon:
                 address = simulator.address
             if not await self._open_dashboard(simulator):
                 return 1
-            open_link = None
+            open_link = self.open_link
             if self.options.record is not None:
                 recorder = self._recorder(self.options.record, address)
                 if recorder is None:
                     return 1
                 from driver.link import Link
 
-                open_link = functools.partial(Link.open, tap=recorder.engine_tap)
+                open_link = functools.partial(open_link or Link.open, tap=recorder.engine_tap)
             self.notifier.status(f"connecting to the robot at {address[0]}:{address[1]}", force=True)
             brain = await self._unless_stopped(stack.start(address, open_link=open_link,
                                                            before_connect=self._start_vision))
@@ -215,7 +227,7 @@ class Daemon:
         config = VisionConfig(face_detector="dlib_hog" if settings.faces else None,
                               face_search_interval_s=settings.face_interval_s,
                               face_search_still_interval_s=settings.face_still_interval_s, motion=settings.motion,
-                              motion_interval_s=settings.motion_interval_s)
+                              motion_interval_s=settings.motion_interval_s, inline=self.inline_vision)
         kept = detector is not None and settings.faces
         robot.start_vision(config, color=settings.color, face_detector=detector if kept else "config")
         log.info("vision on: %s camera, faces %s%s, motion %s", "colour" if settings.color else "grey",
@@ -318,6 +330,19 @@ class Daemon:
 
     # ------------------------------------------------------------------ signals
 
+    def deliver(self, sig: signal.Signals) -> None:
+        """What the daemon does when ``sig`` reaches it: SIGINT or SIGTERM stop it, SIGHUP reloads.
+
+        The signal handlers call this; a host running the daemon in its own process (with
+        ``handle_signals`` False) calls it in their place, on the loop's thread.
+        """
+        if sig is signal.SIGHUP:
+            self._on_hangup()
+        elif sig in (signal.SIGINT, signal.SIGTERM):
+            self._on_stop_signal(sig)
+        else:
+            raise ValueError(f"the daemon does not handle {sig.name}")
+
     def _install_signals(self, loop: asyncio.AbstractEventLoop) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, self._on_stop_signal, sig)
@@ -325,14 +350,17 @@ class Daemon:
 
     def _on_stop_signal(self, sig: signal.Signals) -> None:
         if self._stopping:  # two signals reached the loop together
-            _exit_now(sig, None)
+            if self.handle_signals:
+                _exit_now(sig, None)
+            return
         self._stopping = True
         log.info("%s: stopping (a second signal exits at once)", sig.name)
         self.notifier.stopping("stopping")
         self.stop.set()
-        for s in (signal.SIGINT, signal.SIGTERM):
-            # A plain handler, not through the loop: it runs even while the loop is stuck.
-            signal.signal(s, _exit_now)
+        if self.handle_signals:
+            for s in (signal.SIGINT, signal.SIGTERM):
+                # A plain handler, not through the loop: it runs even while the loop is stuck.
+                signal.signal(s, _exit_now)
 
     def _on_hangup(self) -> None:
         log.info("SIGHUP: re-reading the configuration and reloading the personality")
@@ -454,6 +482,20 @@ def _exit_now(signum: int, frame: FrameType | None) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """``cozmo-brain run``."""
+    settings = run_settings(args)
+    if isinstance(settings, int):
+        return settings
+    cfg, options = settings
+
+    async def main() -> int:
+        return await Daemon(cfg, options).run()
+
+    return asyncio.run(main())
+
+
+def run_settings(args: argparse.Namespace) -> tuple[Config, RunOptions] | int:
+    """The config and the options ``run``'s command line gives, or the exit code when they are
+    wrong (said in the log). Sets the root logger's level from the config unless -v or -q did."""
     try:
         cfg = load_config(args.config)
         robot = None if args.sim or not args.robot else parse_robot_address(args.robot, cfg.robot_port)
@@ -495,11 +537,7 @@ def run_command(args: argparse.Namespace) -> int:
         resources=roots if args.resources else None, duration=args.duration, sim_script=script,
         audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed, dashboard=dashboard,
         record=Path(args.record) if getattr(args, "record", None) else None, vision=getattr(args, "vision", True))
-
-    async def main() -> int:
-        return await Daemon(cfg, options).run()
-
-    return asyncio.run(main())
+    return cfg, options
 
 
 def _every(interval_s: float) -> str:
