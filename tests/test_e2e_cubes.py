@@ -1,9 +1,11 @@
-"""The light cubes end to end over UDP, from the app's real cube light files.
+"""The light cubes end to end, from the app's real cube light files.
 
 The daemon runs against the simulator, whose three cubes advertise and connect only when asked.
 What is asserted is what reaches the simulated cubes: the CubeId + CubeLights pairs the robot
 received for a cube's slot, decoded back to each LED's colour, compared with the colours written
-in the sample's ``config/engine/lights/cubeLights`` files.
+in the sample's ``config/engine/lights/cubeLights`` files, and the games the cubes are played
+with. The subject is what the daemon does over tens of seconds, not the wire: it runs in the
+test's process on the virtual clock (:mod:`tests.virtual_daemon`).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from brain.assets.resource_set import ResourceSet
 from driver.protocol import rgb555_to_rgb
 
 from .clip_spans import clip_starts, group_heads
-from .conftest import eventually, run
-from .daemon_harness import RESOURCES, Daemon, start
+from .conftest import eventually
+from .daemon_harness import RESOURCES, Daemon
+from .virtual_daemon import run_on_virtual_clock, start_virtual
 
 pytestmark = pytest.mark.e2e
 
@@ -73,7 +76,7 @@ def test_the_cubes_glow_when_connected_go_dark_as_the_robot_sleeps_and_wake_with
     wake, fade = file_color(sample_resources, "wakeUp", 0), file_color(sample_resources, "wakeUp", 1)
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "nap.yaml", "--resources", str(sample_resources),
+        d = await start_virtual(tmp_path, "--personality", "nap.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
         try:
             await eventually(lambda: d.sim.cubes.slot_of(1) is not None, timeout=10.0, interval=0.05)
@@ -99,7 +102,7 @@ def test_the_cubes_glow_when_connected_go_dark_as_the_robot_sleeps_and_wake_with
             await d.close()
         assert code == 0, d.text[-3000:]
 
-    run(body(), timeout=90)
+    run_on_virtual_clock(body(), timeout=90)
 
 
 def test_a_tap_game_asked_for_with_the_cube_lit_and_played_by_tapping_on_its_flash(
@@ -124,7 +127,7 @@ def test_a_tap_game_asked_for_with_the_cube_lit_and_played_by_tapping_on_its_fla
     ready = file_color(RESOURCES / "cozmo_resources", "pounceReady")
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "game.yaml", "--resources", str(sample_resources),
+        d = await start_virtual(tmp_path, "--personality", "game.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
         try:
             await eventually(lambda: d.sim.cubes.slot_of(1) is not None, timeout=10.0, interval=0.05)
@@ -158,7 +161,7 @@ def test_a_tap_game_asked_for_with_the_cube_lit_and_played_by_tapping_on_its_fla
             await d.close()
         assert code == 0, d.text[-3000:]
 
-    run(body(), timeout=120)
+    run_on_virtual_clock(body(), timeout=120)
 
 
 def test_guard_dog_beaten_by_careful_flips_then_busted_by_a_cube_carried_off(
@@ -187,7 +190,7 @@ def test_guard_dog_beaten_by_careful_flips_then_busted_by_a_cube_carried_off(
         return {int(m.object_id) for _, m in d.messages("StreamObjectAccel", after) if bool(m.enable) == enable}
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "guard.yaml", "--resources", str(sample_resources),
+        d = await start_virtual(tmp_path, "--personality", "guard.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
         try:
             await eventually(lambda: all(d.sim.cubes.slot_of(n) is not None for n in (1, 2, 3)), timeout=10.0,
@@ -230,7 +233,7 @@ def test_guard_dog_beaten_by_careful_flips_then_busted_by_a_cube_carried_off(
             await d.close()
         assert code == 0, d.text[-3000:]
 
-    run(body(), timeout=150)
+    run_on_virtual_clock(body(), timeout=150)
 
 
 def test_keep_away_pounces_when_the_teased_cube_stops_and_misses_one_pulled_away(
@@ -254,7 +257,7 @@ def test_keep_away_pounces_when_the_teased_cube_stops_and_misses_one_pulled_away
     pounce = group_heads(rs, "PouncePounce")
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "tease.yaml", "--resources", str(sample_resources),
+        d = await start_virtual(tmp_path, "--personality", "tease.yaml", "--resources", str(sample_resources),
                         "--resources", str(RESOURCES))
         try:
             await eventually(lambda: d.sim.cubes.slot_of(1) is not None, timeout=10.0, interval=0.05)
@@ -284,4 +287,4 @@ def test_keep_away_pounces_when_the_teased_cube_stops_and_misses_one_pulled_away
             await d.close()
         assert code == 0, d.text[-3000:]
 
-    run(body(), timeout=120)
+    run_on_virtual_clock(body(), timeout=120)

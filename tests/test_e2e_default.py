@@ -9,7 +9,9 @@ says what the brain decided.
 Falling asleep takes the default personality about 90 s of quiet in real time; the same claim
 with ``trees/default.yaml`` unchanged is checked in virtual time in ``test_simulate.py``. Here a
 test personality that extends the default and only changes parameters and the initial mood
-shows it in real time in a few seconds.
+shows it in real time in a few seconds. Half a minute of idling, whose subject is the variety of
+what reaches the robot rather than the wire or the clock, runs the same daemon in the test's
+process on the virtual clock (:mod:`tests.virtual_daemon`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from driver.sim.script import parse_script
 from driver.sim.server import SimulatedCozmo
 
 from .conftest import REPO, eventually, run
+from .daemon_harness import Daemon
+from .virtual_daemon import run_on_virtual_clock, start_virtual
 
 pytestmark = pytest.mark.e2e
 
@@ -120,7 +124,7 @@ async def _finish(world: World, *, interrupt: bool = False) -> int:
     return code
 
 
-def _animations(world: World, after: float = -math.inf) -> list[tuple[int, int]]:
+def _animations(world: World | Daemon, after: float = -math.inf) -> list[tuple[int, int]]:
     """(frames, head keyframes) of each animation the simulator received start to end."""
     spans: list[tuple[int, int]] = []
     frames = heads = 0
@@ -154,8 +158,13 @@ def test_default_left_alone_idles_with_variety(tmp_path: Path) -> None:
                            "parameters: {pause_min: 0.2, pause_max: 0.8, explore_weight: 0}\n")
 
     async def body() -> None:
-        world = await _start(tmp_path, personality, duration=30)
-        code = await _finish(world)
+        # on the virtual clock: the subject is what it does over half a minute, not the wire
+        world = await start_virtual(tmp_path, "--personality", str(personality), "--resources", str(RESOURCES),
+                                    "--duration", "30", ready=r"running \S+ at 10 Hz")
+        try:
+            code = await world.wait(50.0)
+        finally:
+            await world.close()
         log = world.text
         assert code == 0, log
         assert "personality brisk loaded" in log
@@ -171,7 +180,7 @@ def test_default_left_alone_idles_with_variety(tmp_path: Path) -> None:
         heads += [math.degrees(msg.angle_rad) for _, msg in world.messages("SetHeadAngle")]
         assert heads and max(heads) - min(heads) > 5.0  # it looked around
 
-    run(body(), timeout=60)
+    run_on_virtual_clock(body(), timeout=60)
 
 
 def test_long_quiet_puts_it_to_sleep_in_real_time(tmp_path: Path) -> None:

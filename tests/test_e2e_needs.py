@@ -1,10 +1,11 @@
-"""ExpressNeeds from the app's real files, end to end over UDP: a robot low on Play says so.
+"""ExpressNeeds from the app's real files, end to end: a robot low on Play says so.
 
 The daemon runs with a resource root of the test's own searched first, whose needs_config.json
 starts Play low (0.15, Critical), then the real resource sample and the project's resources. Its
 personality tries the real Needs_MildLowEnergyRequest (Energy is full: nothing) and then
 Needs_MildLowPlayRequest: the play request's clip (the project's, for the sample names none it
-has) reaches the simulator, the energy request's never does.
+has) reaches the simulator, the energy request's never does. The daemon runs in the test's process on
+the virtual clock (:mod:`tests.virtual_daemon`): the subject is what it asks for, not the wire.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import pytest
 from brain.assets.resource_set import ResourceSet
 
 from .clip_spans import clip_starts, group_heads
-from .conftest import eventually, run
-from .daemon_harness import RESOURCES, start
+from .conftest import eventually
+from .daemon_harness import RESOURCES
+from .virtual_daemon import run_on_virtual_clock, start_virtual
 
 pytestmark = pytest.mark.e2e
 
@@ -44,7 +46,7 @@ def test_a_robot_low_on_play_asks_and_one_full_of_energy_does_not(tmp_path: Path
         "    - {type: wait, params: {seconds: 1}}\n")
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "needs.yaml", "--resources", str(mine),
+        d = await start_virtual(tmp_path, "--personality", "needs.yaml", "--resources", str(mine),
                         "--resources", str(sample_resources), "--resources", str(RESOURCES))
         try:
             await d.line(r"needs: .*mine/config/engine/needs_config.json", timeout=5.0)
@@ -61,4 +63,4 @@ def test_a_robot_low_on_play_asks_and_one_full_of_energy_does_not(tmp_path: Path
             await d.close()
         assert code == 0, d.text[-3000:]
 
-    run(body(), timeout=90)
+    run_on_virtual_clock(body(), timeout=90)

@@ -1,16 +1,18 @@
-"""Cozmo's reactions to being handled and to its cubes, end to end over UDP.
+"""Cozmo's reactions to being handled and to its cubes, end to end.
 
 The daemon runs the default personality (with ReturnedToTreads handled by the app's
 ReactToReturnedToTreads class) as a user runs it, against the simulator in the test's process;
 the test shakes the robot, double-taps and moves a cube, and puts the robot down on a slope,
 and checks what reached the simulator: the dizzy clip's head keyframes, the search's head and
-turns, the sensing and upset clips, the head calibration.
+turns, the sensing and upset clips, the head calibration. The subject is the reactions, not the
+wire: the daemon runs in the test's process on the virtual clock (:mod:`tests.virtual_daemon`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+import signal
 from pathlib import Path
 
 import pytest
@@ -18,13 +20,15 @@ import pytest
 from brain.assets.resource_set import ResourceSet
 
 from .clip_spans import clip_heads, clip_started, group_heads, in_order
-from .conftest import eventually, run
-from .test_e2e_default import DEFAULT, RESOURCES, World, _finish, _start
+from .conftest import eventually
+from .daemon_harness import Daemon
+from .test_e2e_default import DEFAULT, RESOURCES
+from .virtual_daemon import run_on_virtual_clock, start_virtual
 
 pytestmark = pytest.mark.e2e
 
 
-def _heads(world: World, after: float) -> list[int]:
+def _heads(world: Daemon, after: float) -> list[int]:
     """The head angles (°) of the animation keyframes that reached the simulator after ``after``."""
     return [int(msg.angle_deg) for _, msg in world.messages("AnimHead", after)]
 
@@ -38,7 +42,8 @@ def test_shake_double_tap_cube_move_and_a_crooked_put_down(tmp_path: Path) -> No
                            "  ReturnedToTreads: {behavior: ReactToReturnedToTreads, priority: 80}\n")
 
     async def body() -> None:
-        world = await _start(tmp_path, personality, duration=90)
+        world = await start_virtual(tmp_path, "--personality", str(personality), "--resources", str(RESOURCES),
+                                    "--duration", "90", ready=r"running \S+ at 10 Hz")
         sim = world.sim
         try:
             sim.connect_cube(1)
@@ -98,10 +103,12 @@ def test_shake_double_tap_cube_move_and_a_crooked_put_down(tmp_path: Path) -> No
             await asyncio.sleep(2.0)
             assert not world.messages("StartMotorCalibration", lifted), "recalibrated on level ground"
         finally:
-            code = await _finish(world, interrupt=True)
+            world.signal(signal.SIGINT)
+            code = await world.wait(110.0)
+            await world.close()
         assert code == 0, world.text
 
-    run(body(), timeout=150)
+    run_on_virtual_clock(body(), timeout=150)
 
 
 def test_the_reaction_classes_build_from_the_real_files(sample_resources: Path) -> None:
