@@ -176,8 +176,13 @@ class BrainStack:
 
 
 def preload_voice(controller: AnimationController) -> None:
-    """Convert the resources' sounds now, at every pitch the mood can give the voice, so no clip
-    waits for a conversion on the event loop while the robot runs (before the frame clock starts)."""
+    """Convert the resources' sounds, at every pitch the mood can give the voice, so no clip waits
+    for a conversion on the event loop while the robot runs.
+
+    The sounds as recorded are ready before the frame clock starts (a few hundredths of a
+    second); the other pitches are resampled in a background thread (a few tenths of a second
+    here, seconds on a small computer) while the robot is reached and calibrates.
+    """
     import time
 
     from driver.animation.audio import SoundLibrary
@@ -188,10 +193,12 @@ def preload_voice(controller: AnimationController) -> None:
     if not isinstance(library, SoundLibrary):
         return
     started = time.perf_counter()
-    pitches = {0.0, *(voice_pitch(mood) for mood in VOICE_PITCH)}
-    count = library.preload(pitches)
+    count = library.preload([0.0])
+    pitches = {voice_pitch(mood) for mood in VOICE_PITCH} - {0.0}
     if count:
-        log.debug("%d sounds ready at %d pitches in %.2f s", count, len(pitches), time.perf_counter() - started)
+        log.debug("%d sounds ready in %.2f s", count, time.perf_counter() - started)
+        if pitches:
+            library.preload_in_background(pitches)
 
 
 def neutral_face_image() -> bytes:

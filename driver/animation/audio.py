@@ -36,6 +36,8 @@ import math
 import os
 import random
 import struct
+import threading
+import time
 import wave
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -473,6 +475,11 @@ class SoundLibrary:
         self._cache: OrderedDict[tuple[int, float, float], list[bytes]] = OrderedDict()
         self._full: OrderedDict[tuple[int, float], list[bytes]] = OrderedDict()
         self._warned: set[object] = set()
+        #: how many converted sounds a preload asked to keep (more than ``cache_size`` when it
+        #: preloaded more): the full-volume cache holds at least these
+        self._kept = 0
+        # the caches are read and filled by the loop and by a background preload
+        self._lock = threading.Lock()
 
     @property
     def files(self) -> dict[str, Path]:
@@ -526,16 +533,45 @@ class SoundLibrary:
         """Convert every WAV of the folders now, at each of ``pitches`` (e.g. before the robot
         starts, so no conversion happens while clips play); returns how many files there are.
 
-        One pitch at a time, so each resampling filter is built once and let go before the next
-        (a filter is only needed while converting, and takes a megabyte or so).
+        Everything converted is kept, however many sounds and pitches that is. One pitch at a
+        time, so each resampling filter is built once and let go before the next (a filter is
+        only needed while converting, and takes a megabyte or so).
         """
         steps = sorted({pitch_step(p) for p in pitches})
         files = list(self.files.items())
+        with self._lock:
+            self._kept = max(self._kept, len(files) * len(steps))
         for step in steps:
             for name, path in files:
                 self._converted(int(name), path, step)
             _filter_bank.cache_clear()
         return len(files)
+
+    def preload_in_background(self, pitches: Iterable[float]) -> threading.Thread:
+        """:meth:`preload` in a thread of its own, started now; returns it.
+
+        Resampling every sound to the pitches the mood can give the voice takes a few tenths of
+        a second here and seconds on a small computer; a daemon need not wait for it before it
+        reaches the robot (the robot calibrates its motors meanwhile). A sound a clip needs
+        before the thread got to it is converted when asked for, as without a preload. The
+        thread is a daemon thread: a process that ends first does not wait for it.
+        """
+        wanted = list(pitches)
+        self.files  # noqa: B018 - the folders are scanned here, not in two threads at once
+
+        def work() -> None:
+            started = time.perf_counter()
+            try:
+                count = self.preload(wanted)
+            except Exception:  # a thread's failure is logged, never silent
+                log.exception("preloading the sounds failed")
+                return
+            log.debug("%d sounds ready at %d more pitches in %.2f s (in the background)", count, len(wanted),
+                      time.perf_counter() - started)
+
+        thread = threading.Thread(target=work, name="sound-preload", daemon=True)
+        thread.start()
+        return thread
 
     def _pick(self, keyframe: RobotAudio) -> int:
         ids, weights = keyframe.audio_event_id, keyframe.probability
@@ -545,25 +581,28 @@ class SoundLibrary:
 
     def _frames(self, event_id: int, path: Path, volume: float, pitch: float) -> list[bytes] | None:
         key = (event_id, volume, pitch)
-        frames = self._cache.get(key)
-        if frames is not None:
-            self._cache.move_to_end(key)
-            return frames
+        with self._lock:
+            frames = self._cache.get(key)
+            if frames is not None:
+                self._cache.move_to_end(key)
+                return frames
         full = self._converted(event_id, path, pitch)
         if full is None:
             return None
         frames = scale_frames(full, max(0.0, min(1.0, volume)))
-        self._remember(self._cache, key, frames)
+        with self._lock:
+            self._remember(self._cache, key, frames, self.cache_size)
         return frames
 
     def _converted(self, event_id: int, path: Path, pitch: float) -> list[bytes] | None:
         """The sound at full volume and shifted by ``pitch``: what a keyframe's volume then scales
         (cached apart, so another volume costs no resampling)."""
         key = (event_id, pitch)
-        frames = self._full.get(key)
-        if frames is not None:
-            self._full.move_to_end(key)
-            return frames
+        with self._lock:
+            frames = self._full.get(key)
+            if frames is not None:
+                self._full.move_to_end(key)
+                return frames
         try:
             samples, rate = read_wav(path)
             # played as if recorded at a higher (lower) rate: higher (lower) and faster (slower)
@@ -572,12 +611,14 @@ class SoundLibrary:
         except AudioFormatError as exc:
             self._warn_once(path, "cannot use %s: %s", path, exc)
             return None
-        self._remember(self._full, key, frames)
+        with self._lock:
+            self._remember(self._full, key, frames, max(self.cache_size, self._kept))
         return frames
 
-    def _remember(self, cache: OrderedDict[Any, list[bytes]], key: Any, frames: list[bytes]) -> None:
+    @staticmethod
+    def _remember(cache: OrderedDict[Any, list[bytes]], key: Any, frames: list[bytes], size: int) -> None:
         cache[key] = frames
-        while len(cache) > self.cache_size:
+        while len(cache) > size:
             cache.popitem(last=False)
 
     def _warn_once(self, key: object, message: str, *args: Any) -> None:
