@@ -135,7 +135,7 @@ async def simulate(
     loop = asyncio.get_running_loop()
     wall0 = time.perf_counter()
     stack = BrainStack(personality, roots, heartbeat_hz=heartbeat_hz, seed=seed,
-                       day_clock=simulated_day_clock(start_s, loop.time))
+                       day_clock=simulated_day_clock(start_s, loop.time), preload_sounds=False)
     try:
         stack.prepare()
     except StartupError as exc:

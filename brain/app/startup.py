@@ -90,13 +90,15 @@ class BrainStack:
     go to :class:`~driver.animation.controller.AnimationController` (e.g. the frame clock's
     priority and CPU); ``seed`` makes the brain's and the controller's choices reproducible;
     ``day_clock`` (seconds after local midnight) replaces the host's local time for the
-    personality's schedule (``simulate`` runs a simulated day).
+    personality's schedule (``simulate`` runs a simulated day). ``preload_sounds`` False leaves
+    every sound to be converted when a clip first asks for it: on a virtual clock that costs no
+    simulated time, so converting the voice at every pitch up front would be work nobody sees.
     """
 
     def __init__(self, personality: Path, roots: list[Path], *, heartbeat_hz: float,
                  robot: RobotOptions | None = None, controller_options: dict[str, Any] | None = None,
                  seed: int | None = None, resource_loader: Callable[[list[Path]], Any] = load_resources,
-                 day_clock: Callable[[], float] | None = None) -> None:
+                 day_clock: Callable[[], float] | None = None, preload_sounds: bool = True) -> None:
         self.personality = personality
         self.roots = roots
         self.heartbeat_hz = heartbeat_hz
@@ -105,6 +107,7 @@ class BrainStack:
         self.seed = seed
         self.resource_loader = resource_loader
         self.day_clock = day_clock
+        self.preload_sounds = preload_sounds
         self.resources: Any = None
         self.robot: Robot | None = None
         self.controller: AnimationController | None = None
@@ -133,7 +136,8 @@ class BrainStack:
         self.controller = AnimationController(self.robot, resources=self.roots, seed=self.seed,
                                               **self.controller_options)
         # before the robot is contacted: the personality starts as soon as the robot answers
-        preload_voice(self.controller)
+        if self.preload_sounds:
+            preload_voice(self.controller)
         if before_connect is not None:
             before_connect(self.robot)
         try:
