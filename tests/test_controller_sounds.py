@@ -206,20 +206,3 @@ def test_a_preload_keeps_every_sound_at_every_pitch_it_converted(tmp_path: Path)
     _files_gone(root)
     for (i, p), frames in want.items():
         assert frames and lib.resolve(RobotAudio(0, (i,)), p) == frames, (i, p)
-
-
-def test_a_background_preload_converts_what_a_preload_does(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    root = _tree(tmp_path, {"1001.wav": _wav(0.3, 440.0), "vo_tone.wav": _tone_wav(0.3, 500.0)})
-    tone = audio_event_id("vo_tone")
-    want = {(i, p): SoundLibrary(root).resolve(RobotAudio(0, (i,)), p) for i in (1001, tone) for p in (-1.5, 1.5)}
-    lib = SoundLibrary(root)
-    # asked for while the thread converts: converted here if the thread has not got to it yet
-    with caplog.at_level(logging.DEBUG, logger="driver.animation.audio"):
-        thread = lib.preload_in_background([-1.5, 1.5])
-        assert lib.resolve(RobotAudio(0, (1001,)), 1.5) == want[(1001, 1.5)]
-        thread.join(30.0)
-    assert not thread.is_alive() and thread.daemon
-    assert "2 sounds ready at 2 more pitches" in caplog.text
-    _files_gone(root)
-    for (i, p), frames in want.items():
-        assert frames and lib.resolve(RobotAudio(0, (i,)), p) == frames, (i, p)

@@ -37,7 +37,6 @@ import os
 import random
 import struct
 import threading
-import time
 import wave
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -478,7 +477,7 @@ class SoundLibrary:
         #: how many converted sounds a preload asked to keep (more than ``cache_size`` when it
         #: preloaded more): the full-volume cache holds at least these
         self._kept = 0
-        # the caches are read and filled by the loop and by a background preload
+        # the caches may be read and filled from more than one thread (a preview, a test)
         self._lock = threading.Lock()
 
     @property
@@ -546,32 +545,6 @@ class SoundLibrary:
                 self._converted(int(name), path, step)
             _filter_bank.cache_clear()
         return len(files)
-
-    def preload_in_background(self, pitches: Iterable[float]) -> threading.Thread:
-        """:meth:`preload` in a thread of its own, started now; returns it.
-
-        Resampling every sound to the pitches the mood can give the voice takes a few tenths of
-        a second here and seconds on a small computer; a daemon need not wait for it before it
-        reaches the robot (the robot calibrates its motors meanwhile). A sound a clip needs
-        before the thread got to it is converted when asked for, as without a preload. The
-        thread is a daemon thread: a process that ends first does not wait for it.
-        """
-        wanted = list(pitches)
-        self.files  # noqa: B018 - the folders are scanned here, not in two threads at once
-
-        def work() -> None:
-            started = time.perf_counter()
-            try:
-                count = self.preload(wanted)
-            except Exception:  # a thread's failure is logged, never silent
-                log.exception("preloading the sounds failed")
-                return
-            log.debug("%d sounds ready at %d more pitches in %.2f s (in the background)", count, len(wanted),
-                      time.perf_counter() - started)
-
-        thread = threading.Thread(target=work, name="sound-preload", daemon=True)
-        thread.start()
-        return thread
 
     def _pick(self, keyframe: RobotAudio) -> int:
         ids, weights = keyframe.audio_event_id, keyframe.probability
