@@ -12,20 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from driver.animation.audio import (
-    PITCH_MAX_SEMITONES,
-    SAMPLE_RATE,
-    SAMPLES_PER_FRAME,
-    SoundLibrary,
-    frames_to_pcm,
-    pitch_step,
-    scale_frames,
-    wav_to_frames,
-)
+from driver.animation.audio import SAMPLE_RATE, SAMPLES_PER_FRAME, frames_to_pcm, scale_frames, wav_to_frames
 from driver.animation.clip import Clip, HeadAngle, RobotAudio
 from driver.animation.controller import AnimationController
 from driver.animation.playback import PlaybackError, PlaybackParams
 from driver.animation.sound_ids import audio_event_id
+from driver.animation.sounds import PITCH_MAX_SEMITONES, SoundLibrary, pitch_step
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 
@@ -76,7 +68,7 @@ def test_several_roots_are_searched_in_order(tmp_path: Path) -> None:
 
 
 def test_missing_sounds_are_silent_with_one_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="driver.animation.audio"):
+    with caplog.at_level(logging.WARNING, logger="driver.animation.sounds"):
         no_folder = SoundLibrary(tmp_path)
         assert no_folder(RobotAudio(0, (5,))) is None
         assert no_folder(RobotAudio(0, (6,))) is None

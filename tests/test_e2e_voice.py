@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 
 from brain.voice import VOICE_PITCH, voice_pitch
-from driver.animation.audio import SAMPLE_RATE, SAMPLES_PER_FRAME, SoundLibrary, frames_to_pcm
+from driver.animation.audio import SAMPLE_RATE, SAMPLES_PER_FRAME, frames_to_pcm
 from driver.animation.clip import Clip
 from driver.animation.index import ClipIndex
+from driver.animation.sounds import SoundLibrary
 from driver.animation.timeline import frame_of
 
 from .audio_measure import dominant_frequency

@@ -21,8 +21,9 @@ import numpy as np
 import pytest
 
 from driver.animation import audio
-from driver.animation.audio import SoundLibrary, scale_frames
+from driver.animation.audio import scale_frames
 from driver.animation.clip import RobotAudio
+from driver.animation.sounds import SoundLibrary
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Libraries the idle daemon has no use for: each costs megabytes of resident memory just by

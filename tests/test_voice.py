@@ -23,9 +23,10 @@ from brain.assets import load_resource_set
 from brain.assets.resource_set import ResourceSet
 from brain.mood import SimpleMood
 from brain.voice import MAX_VOICE_SHIFT, voice_pitch
-from driver.animation.audio import SAMPLE_RATE, SAMPLES_PER_FRAME, SoundLibrary, frames_to_pcm, read_wav
+from driver.animation.audio import SAMPLE_RATE, SAMPLES_PER_FRAME, frames_to_pcm, read_wav
 from driver.animation.clip import RobotAudio
 from driver.animation.sound_ids import audio_event_id
+from driver.animation.sounds import SoundLibrary
 from driver.animation.timeline import frame_of
 
 from .audio_measure import dominant_frequency

@@ -45,8 +45,8 @@ def _load_clip(args: argparse.Namespace, name: str) -> Any:
 
 def _render_sound(args: argparse.Namespace, clip: Any, wav: Path) -> None:
     """The clip's sound track as a WAV file, its sounds from the same roots as the clips."""
-    from driver.animation.audio import SoundLibrary
     from driver.animation.preview import render_sound
+    from driver.animation.sounds import SoundLibrary
 
     roots = load_config(args.config).resource_roots(args.resources, fallback=not args.resources)
     if render_sound(clip, SoundLibrary(roots), wav) is not None:

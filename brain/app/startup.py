@@ -188,7 +188,7 @@ def preload_voice(controller: AnimationController) -> None:
     """
     import time
 
-    from driver.animation.audio import SoundLibrary
+    from driver.animation.sounds import SoundLibrary
 
     from ..voice import VOICE_PITCH, voice_pitch
 

@@ -143,7 +143,7 @@ class AnimationController:
     - ``audio_resolver`` turns a clip's RobotAudio keyframe into µ-law frames and
       ``sprite_resolver`` a FaceAnimation keyframe's sprite sequence into face images;
       ``resources`` (a Cozmo resource tree, or several searched in order) provides both by default
-      (:class:`~driver.animation.audio.SoundLibrary`,
+      (:class:`~driver.animation.sounds.SoundLibrary`,
       :class:`~driver.animation.display.SpriteLibrary`). Without them such keyframes are skipped.
     - ``on_event(playback, event_id)`` is called when a clip's Event keyframe goes out.
     - ``release``: ``"thread"`` (default) prepares each frame ``lead_s`` early on the loop and has
@@ -179,8 +179,8 @@ class AnimationController:
         #: It removes the loop's ~1 ms timer rounding at the price of up to this much busy CPU per frame.
         self.wake_early_s = max(0.0, min(0.002, wake_early_s))
         if resources is not None:
-            from .audio import SoundLibrary
             from .display import SpriteLibrary
+            from .sounds import SoundLibrary
 
             audio_resolver = audio_resolver or SoundLibrary(resources, seed=seed)
             sprite_resolver = sprite_resolver or SpriteLibrary(resources)

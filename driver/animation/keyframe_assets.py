@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from .audio import PitchedAudioResolver
 from .clip import Clip
 from .playback import ResolvedSounds, ResolvedSprites
+from .sounds import PitchedAudioResolver
 from .timeline import AudioResolver, SpriteResolver
 
 log = logging.getLogger("driver.animation.controller")
