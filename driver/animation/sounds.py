@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import math
 import random
-import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -91,8 +90,6 @@ class SoundLibrary:
         #: how many converted sounds a preload asked to keep (more than ``cache_size`` when it
         #: preloaded more): the full-volume cache holds at least these
         self._kept = 0
-        # the caches may be read and filled from more than one thread (a preview, a test)
-        self._lock = threading.Lock()
 
     @property
     def files(self) -> dict[str, Path]:
@@ -152,8 +149,7 @@ class SoundLibrary:
         """
         steps = sorted({pitch_step(p) for p in pitches})
         files = list(self.files.items())
-        with self._lock:
-            self._kept = max(self._kept, len(files) * len(steps))
+        self._kept = max(self._kept, len(files) * len(steps))
         for step in steps:
             for name, path in files:
                 self._converted(int(name), path, step)
@@ -168,28 +164,25 @@ class SoundLibrary:
 
     def _frames(self, event_id: int, path: Path, volume: float, pitch: float) -> list[bytes] | None:
         key = (event_id, volume, pitch)
-        with self._lock:
-            frames = self._cache.get(key)
-            if frames is not None:
-                self._cache.move_to_end(key)
-                return frames
+        frames = self._cache.get(key)
+        if frames is not None:
+            self._cache.move_to_end(key)
+            return frames
         full = self._converted(event_id, path, pitch)
         if full is None:
             return None
         frames = scale_frames(full, max(0.0, min(1.0, volume)))
-        with self._lock:
-            self._remember(self._cache, key, frames, self.cache_size)
+        self._remember(self._cache, key, frames, self.cache_size)
         return frames
 
     def _converted(self, event_id: int, path: Path, pitch: float) -> list[bytes] | None:
         """The sound at full volume and shifted by ``pitch``: what a keyframe's volume then scales
         (cached apart, so another volume costs no resampling)."""
         key = (event_id, pitch)
-        with self._lock:
-            frames = self._full.get(key)
-            if frames is not None:
-                self._full.move_to_end(key)
-                return frames
+        frames = self._full.get(key)
+        if frames is not None:
+            self._full.move_to_end(key)
+            return frames
         try:
             samples, rate = read_wav(path)
             # played as if recorded at a higher (lower) rate: higher (lower) and faster (slower)
@@ -198,8 +191,7 @@ class SoundLibrary:
         except AudioFormatError as exc:
             self._warn_once(path, "cannot use %s: %s", path, exc)
             return None
-        with self._lock:
-            self._remember(self._full, key, frames, max(self.cache_size, self._kept))
+        self._remember(self._full, key, frames, max(self.cache_size, self._kept))
         return frames
 
     @staticmethod
