@@ -38,7 +38,7 @@ from .frame_clock import (
 )
 from .protocol.arq import WINDOW_SIZE, RttEstimator
 from .protocol.frame import PacketType, RawPacket
-from .protocol.session import (
+from .protocol.linkstate import (
     Address,
     LinkError,
     LinkState,
@@ -46,10 +46,10 @@ from .protocol.session import (
     PacketReceived,
     Retrying,
     Role,
-    Session,
     Stage,
     StateChanged,
 )
+from .protocol.session import Session
 
 log = logging.getLogger(__name__)
 

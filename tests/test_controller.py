@@ -19,8 +19,10 @@ from driver.animation.clip import (
     PlaybackHints,
     ProceduralFace,
 )
-from driver.animation.controller import AnimationController, Timeline, TrackError, split_move
+from driver.animation.controller import AnimationController
 from driver.animation.playback import Fit, PlaybackCancelled, PlaybackError, PlaybackParams
+from driver.animation.timeline import Timeline, split_move
+from driver.animation.tracks import TrackError
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from driver.animation.clip import Clip, Event, HeadAngle
-from driver.animation.controller import FRAME_MS, AnimationController
+from driver.animation.controller import AnimationController
 from driver.animation.playback import Playback
+from driver.animation.timeline import FRAME_MS
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 

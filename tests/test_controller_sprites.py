@@ -14,9 +14,10 @@ from PIL import Image
 from brain.app.simulate import run_virtual
 from driver.animation import display
 from driver.animation.clip import Clip, FaceAnimation, HeadAngle, ProceduralFace
-from driver.animation.controller import AnimationController, Timeline
+from driver.animation.controller import AnimationController
 from driver.animation.display import DisplayFormatError, SpriteLibrary, sprite_image
 from driver.animation.playback import PlaybackParams
+from driver.animation.timeline import Timeline
 from driver.memlink import MemoryNetwork
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo

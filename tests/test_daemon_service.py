@@ -41,7 +41,7 @@ root:
 def _neutral() -> np.ndarray:
     from driver.animation.display import decode
     from driver.animation.expressions import expression
-    from driver.animation.face import FaceRenderer
+    from driver.animation.face_images import FaceRenderer
 
     return decode(FaceRenderer().display_bytes(expression("neutral")))
 

@@ -11,7 +11,7 @@ from brain.dashboard.views import CameraView, FaceView, describe_event, is_noisy
 from driver import events as ev
 from driver.animation.display import decode
 from driver.animation.expressions import expression
-from driver.animation.face import FaceRenderer
+from driver.animation.face_images import FaceRenderer
 from driver.robot import Robot
 from driver.samples import RobotStatus
 from driver.sim.server import SimulatedCozmo

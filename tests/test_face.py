@@ -32,7 +32,6 @@ from driver.animation.face import (
     EyeParams,
     FaceParams,
     FaceParamsError,
-    FaceRenderer,
     blink,
     interpolate,
     look,
@@ -41,6 +40,7 @@ from driver.animation.face import (
     saccade,
     to_display,
 )
+from driver.animation.face_images import FaceRenderer
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REGEN = os.environ.get("COZMO_BRAIN_REGEN_GOLDEN") == "1"
@@ -334,7 +334,7 @@ def test_face_renderer_caches_and_encodes():
 def test_one_render_serves_both_row_sets(monkeypatch: pytest.MonkeyPatch) -> None:
     """The controller swaps the row set at a blink and shows many faces again with the other one:
     that costs a lookup, not a second render."""
-    from driver.animation import face as face_module
+    from driver.animation import face_images
 
     drawn: list[FaceParams] = []
 
@@ -342,7 +342,7 @@ def test_one_render_serves_both_row_sets(monkeypatch: pytest.MonkeyPatch) -> Non
         drawn.append(face)
         return render(face, width, height)
 
-    monkeypatch.setattr(face_module, "render", counting_render)
+    monkeypatch.setattr(face_images, "render", counting_render)
     renderer = FaceRenderer()
     happy = EXPRESSIONS["happy"]
     even, odd = renderer.display_bytes(happy, 0), renderer.display_bytes(happy, 1)

@@ -118,7 +118,7 @@ def test_same_pixels_as_opencv_fillpoly():
 def test_rendering_a_face_does_not_load_opencv():
     code = (
         "import sys\n"
-        "from driver.animation.face import FaceRenderer\n"
+        "from driver.animation.face_images import FaceRenderer\n"
         "from driver.animation.expressions import EXPRESSIONS\n"
         "r = FaceRenderer()\n"
         "assert all(r.display_bytes(f) for f in EXPRESSIONS.values())\n"

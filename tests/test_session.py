@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from driver.protocol.frame import OOB_SEQ, FrameType, PacketType, RawPacket, decode_frame
-from driver.protocol.session import (
+from driver.protocol.linkstate import (
     STAGE_CANCELLED,
     STAGE_PENDING,
     STAGE_SENT,
@@ -25,9 +25,9 @@ from driver.protocol.session import (
     PacketReceived,
     Retrying,
     Role,
-    Session,
     StateChanged,
 )
+from driver.protocol.session import Session
 
 ROBOT_AT = ("10.0.0.1", 5551)
 ENGINE_AT = ("10.0.0.2", 40001)

@@ -20,7 +20,8 @@ import pytest
 
 from driver.protocol import messages as m
 from driver.protocol.frame import OOB_SEQ, FrameType, PacketType, RawPacket, decode_frame
-from driver.protocol.session import LinkState, PacketReceived, Role, Session, StateChanged
+from driver.protocol.linkstate import LinkState, PacketReceived, Role, StateChanged
+from driver.protocol.session import Session
 
 from .conftest import REAL_DATA
 

@@ -218,6 +218,6 @@ def give_back_free_memory() -> None:
 def neutral_face_image() -> bytes:
     """The neutral procedural face, encoded for the robot's display."""
     from driver.animation.expressions import expression
-    from driver.animation.face import FaceRenderer
+    from driver.animation.face_images import FaceRenderer
 
     return FaceRenderer().display_bytes(expression("neutral"))

@@ -27,7 +27,7 @@ Face image
     DisplayImage is sent only when the encoded image changed, because the robot keeps showing
     the last one; but at least every :data:`DISPLAY_REFRESH_S` (25 s), because the robot blanks
     the screen after 30 s without an image. Rendering a changing face costs ~0.15 ms and a held
-    one a cache lookup (``FaceRenderer``), well under the frame budget, so it runs in the frame.
+    one a cache lookup (``face_images.FaceRenderer``), well under the frame budget, so it runs in the frame.
 
 Quiet idle frames
     A frame is sent only when it carries something for the robot: a clip's frame, a sound, a
@@ -52,7 +52,7 @@ Sounds, sprites, events
     (sprite sequences) become face images through ``sprite_resolver``; ``resources=`` sets up
     both from a resource tree. They are looked up when a clip is queued, not in the frame; a
     playback's ``pitch_semitones`` reaches a resolver that can shift sounds
-    (:class:`~driver.animation.audio.PitchedAudioResolver`).
+    (:class:`~driver.animation.sounds.PitchedAudioResolver`).
     Event keyframes reach ``on_event`` callbacks (the controller's and the playback's) when
     their frame goes out, and :meth:`Playback.wait_for_event` / :meth:`Playback.fired`.
 
@@ -63,13 +63,9 @@ Completion
     after the previous clip's last frame, so the stream has no gap.
 
 Track locks
-    Tracks are ``head``, ``lift``, ``body`` (wheels and headings), ``face``, ``lights`` and
-    ``audio``. ``controller.lock(tracks, owner)`` reserves tracks for a behaviour. A clip never
-    fails to start because of a lock: its keyframes on tracks locked by another owner are
-    skipped (checked on every frame, so a lock taken mid-clip takes effect at once) while its
-    other tracks play. A clip played with ``owner=X`` is not blocked by X's own locks. The face
-    or audio of a locked track can be driven through the lock (:meth:`Lock.show_face`,
-    :meth:`Lock.push_audio`); the idle face runs only while the face track is free.
+    ``controller.lock(tracks, owner)`` reserves tracks for a behaviour (:mod:`.tracks` has the
+    rules). A clip never fails to start because of a lock: its keyframes on tracks another owner
+    locked are skipped, checked on every frame, so a lock taken mid-clip takes effect at once.
 
 Stopping
     :meth:`AnimationController.stop_all` stops everything at once and keeps the clock: the clip on
@@ -106,18 +102,12 @@ from .onair import OnAir
 from .playback import Playback, PlaybackParams
 from .roots import ResourceRoots
 from .stats import ControllerStats
-from .timeline import FPS, FRAME_MS, FRAME_S, STRAIGHT, AudioResolver, SpriteResolver, Timeline, split_move
-from .tracks import TRACKS, Lock, TrackError, TrackLocks, normalise_tracks
+from .timeline import FRAME_S, STRAIGHT, AudioResolver, SpriteResolver
+from .tracks import Lock, TrackLocks, normalise_tracks
 
 log = logging.getLogger(__name__)
 
-# FPS, FRAME_MS, TRACKS, Lock, Timeline, TrackError, split_move and the resolver types live in the
-# modules above; they stay importable from here, where callers have always found them.
-__all__ = [
-    "DISPLAY_REFRESH_S", "DOZE_MAX_S", "END_TIMEOUT_S", "FPS", "FRAME_MS", "RELEASE_LEAD_S", "TRACKS",
-    "AnimationController", "AudioResolver", "ControllerStats", "EventHandler", "Lock", "SpriteResolver",
-    "Timeline", "TrackError", "normalise_tracks", "split_move",
-]
+__all__ = ["DISPLAY_REFRESH_S", "DOZE_MAX_S", "END_TIMEOUT_S", "RELEASE_LEAD_S", "AnimationController", "EventHandler"]
 
 #: Resend the face image at least this often: the robot blanks its screen after 30 s without one.
 DISPLAY_REFRESH_S = DISPLAY_BLANK_AFTER_S - 5.0

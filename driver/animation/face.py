@@ -37,7 +37,6 @@ import dataclasses
 import math
 import operator
 import random
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -61,7 +60,6 @@ __all__ = [
     "EyeParams",
     "FaceParams",
     "FaceParamsError",
-    "FaceRenderer",
     "blink",
     "interpolate",
     "look",
@@ -549,55 +547,3 @@ def to_display(image: np.ndarray, row_offset: int = 0) -> np.ndarray:
         raise ValueError(f"row_offset must be 0 or 1, got {row_offset!r}")
     rows = arr[row_offset::2]
     return rows if rows.dtype == bool else rows >= 128
-
-
-class FaceRenderer:
-    """Renders faces (and their DisplayImage bytes) with caches of recent faces.
-
-    A robot holds one: held expressions, repeated keyframes and the idle face's recurring blinks
-    and glances then cost a dictionary lookup. The encoded bytes of ``cache_size`` faces are kept
-    (both row sets of each, a few hundred bytes apiece: the controller swaps the row set at a
-    blink, and nearly half the faces it shows come back with the other set, so one render
-    serves both), and ``image_cache_size`` images (8 KB each). Instances share nothing, so two
-    robots in one process do not interfere.
-    ``width``/``height`` apply to :meth:`render` (e.g. a larger preview); :meth:`display_bytes`
-    always renders the robot's 128 x 64.
-    """
-
-    def __init__(self, width: int = FACE_WIDTH, height: int = FACE_HEIGHT, cache_size: int = 1024,
-                 image_cache_size: int = 64) -> None:
-        self.width = width
-        self.height = height
-        self.cache_size = cache_size
-        self.image_cache_size = image_cache_size
-        self._images: OrderedDict[FaceParams, np.ndarray] = OrderedDict()
-        self._encoded: OrderedDict[FaceParams, tuple[bytes, bytes]] = OrderedDict()
-
-    def render(self, face: FaceParams) -> np.ndarray:
-        """The rendered image of ``face`` (read-only; copy it before drawing on it)."""
-        img = self._images.get(face)
-        if img is not None:
-            self._images.move_to_end(face)
-            return img
-        img = render(face, self.width, self.height)
-        img.setflags(write=False)
-        self._remember(self._images, face, img, self.image_cache_size)
-        return img
-
-    def display_bytes(self, face: FaceParams, row_offset: int = 0) -> bytes:
-        """``face`` rendered, reduced to 128 x 32 and run-length encoded for DisplayImage."""
-        if row_offset not in (0, 1):
-            raise ValueError(f"row_offset must be 0 or 1, got {row_offset!r}")
-        both = self._encoded.get(face)
-        if both is not None:
-            self._encoded.move_to_end(face)
-            return both[row_offset]
-        img = render(face, FACE_WIDTH, FACE_HEIGHT)
-        both = (display.encode(to_display(img, 0)), display.encode(to_display(img, 1)))
-        self._remember(self._encoded, face, both, self.cache_size)
-        return both[row_offset]
-
-    def _remember(self, cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
-        cache[key] = value
-        while len(cache) > size:
-            cache.popitem(last=False)

@@ -1,8 +1,8 @@
-"""Which face image the robot needs in a frame, and what it was last sent.
+"""Which face image the robot needs in a frame, what it was last sent, and the cached renderer.
 
 The robot keeps showing the last image it got, so an image goes out only when it changed, or
 when the screen is due a refresh (it blanks after 30 s without one). Procedural faces are
-rendered through a :class:`~driver.animation.face.FaceRenderer` (cached), and a face held from
+rendered through a :class:`FaceRenderer` (cached), and a face held from
 frame to frame reuses its bytes without even a cache lookup: hashing a face costs more than the
 rest of such a frame.
 """
@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import math
 import time
+from collections import OrderedDict
+from typing import Any
 
-from .face import FaceParams, FaceRenderer
+import numpy as np
+
+from . import display
+from .face import FACE_HEIGHT, FACE_WIDTH, FaceParams, render, to_display
 from .stats import ControllerStats
 
-__all__ = ["FaceImages"]
+__all__ = ["FaceImages", "FaceRenderer"]
 
 
 class FaceImages:
@@ -53,3 +58,55 @@ class FaceImages:
         """``data`` went out in the frame of time ``now``."""
         self.last, self.last_at = data, now
         self._stats.images_sent += 1
+
+
+class FaceRenderer:
+    """Renders faces (and their DisplayImage bytes) with caches of recent faces.
+
+    A robot holds one: held expressions, repeated keyframes and the idle face's recurring blinks
+    and glances then cost a dictionary lookup. The encoded bytes of ``cache_size`` faces are kept
+    (both row sets of each, a few hundred bytes apiece: the controller swaps the row set at a
+    blink, and nearly half the faces it shows come back with the other set, so one render
+    serves both), and ``image_cache_size`` images (8 KB each). Instances share nothing, so two
+    robots in one process do not interfere.
+    ``width``/``height`` apply to :meth:`render` (e.g. a larger preview); :meth:`display_bytes`
+    always renders the robot's 128 x 64.
+    """
+
+    def __init__(self, width: int = FACE_WIDTH, height: int = FACE_HEIGHT, cache_size: int = 1024,
+                 image_cache_size: int = 64) -> None:
+        self.width = width
+        self.height = height
+        self.cache_size = cache_size
+        self.image_cache_size = image_cache_size
+        self._images: OrderedDict[FaceParams, np.ndarray] = OrderedDict()
+        self._encoded: OrderedDict[FaceParams, tuple[bytes, bytes]] = OrderedDict()
+
+    def render(self, face: FaceParams) -> np.ndarray:
+        """The rendered image of ``face`` (read-only; copy it before drawing on it)."""
+        img = self._images.get(face)
+        if img is not None:
+            self._images.move_to_end(face)
+            return img
+        img = render(face, self.width, self.height)
+        img.setflags(write=False)
+        self._remember(self._images, face, img, self.image_cache_size)
+        return img
+
+    def display_bytes(self, face: FaceParams, row_offset: int = 0) -> bytes:
+        """``face`` rendered, reduced to 128 x 32 and run-length encoded for DisplayImage."""
+        if row_offset not in (0, 1):
+            raise ValueError(f"row_offset must be 0 or 1, got {row_offset!r}")
+        both = self._encoded.get(face)
+        if both is not None:
+            self._encoded.move_to_end(face)
+            return both[row_offset]
+        img = render(face, FACE_WIDTH, FACE_HEIGHT)
+        both = (display.encode(to_display(img, 0)), display.encode(to_display(img, 1)))
+        self._remember(self._encoded, face, both, self.cache_size)
+        return both[row_offset]
+
+    def _remember(self, cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
+        cache[key] = value
+        while len(cache) > size:
+            cache.popitem(last=False)

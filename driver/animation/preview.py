@@ -18,7 +18,8 @@ from PIL import Image, ImageDraw
 
 from ..protocol import messages as m
 from .audio import SAMPLE_RATE, SAMPLES_PER_FRAME, mulaw_decode
-from .face import DEFAULT_FACE, FaceRenderer
+from .face import DEFAULT_FACE
+from .face_images import FaceRenderer
 from .playback import PlaybackParams
 from .timeline import FRAME_MS, HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM, AudioResolver, Timeline
 

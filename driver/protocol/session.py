@@ -80,23 +80,7 @@ from .linkstate import (
     StateChanged,
 )
 
-__all__ = [
-    "STAGE_CANCELLED",
-    "STAGE_PENDING",
-    "STAGE_SENT",
-    "Address",
-    "Backoff",
-    "LinkError",
-    "LinkState",
-    "LinkStats",
-    "PacketReceived",
-    "Retrying",
-    "Role",
-    "Session",
-    "SessionEvent",
-    "Stage",
-    "StateChanged",
-]
+__all__ = ["ENGINE_FIRST_SEQ", "Session"]
 
 #: Ping packet body: time_sent_ms f64, counter u32, last u32, unknown u8 (mirrors the message table).
 _PING = struct.Struct("<dIIB")

@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from driver.animation import display  # noqa: E402
 from driver.animation.expressions import EXPRESSIONS  # noqa: E402
-from driver.animation.face import FaceParams, FaceRenderer, interpolate, render, to_display  # noqa: E402
+from driver.animation.face import FaceParams, interpolate, render, to_display  # noqa: E402
+from driver.animation.face_images import FaceRenderer  # noqa: E402
 
 # Our eye layout lists the corner radii as lower inner, upper inner, upper outer, lower outer;
 # PyCozmo's as lower inner, lower outer, upper inner, upper outer. Reorder so both draw alike.

@@ -50,7 +50,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from driver.animation.clip import BackpackLights, BodyMotion, Clip, HeadAngle, LiftHeight, ProceduralFace  # noqa: E402
-from driver.animation.controller import FRAME_MS, RELEASE_LEAD_S, AnimationController  # noqa: E402
+from driver.animation.controller import RELEASE_LEAD_S, AnimationController  # noqa: E402
+from driver.animation.timeline import FRAME_MS  # noqa: E402
 from driver.link import RELEASE_SPIN_S, tune_thread_switching  # noqa: E402
 from driver.robot import Robot  # noqa: E402
 from driver.sim.server import SimulatedCozmo  # noqa: E402
