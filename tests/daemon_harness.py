@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import random
 import re
 import signal
 import socket
@@ -116,11 +117,34 @@ class Daemon:
         await self.sim.stop()
 
 
+def _ephemeral_ports() -> tuple[int, int]:
+    """The range the kernel hands out to sockets bound to port 0 (Linux's default where unknown)."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_udp_port() -> int:
-    """A UDP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A UDP port on 127.0.0.1 that is free now and that no socket bound to port 0 can take meanwhile.
+
+    Tests pick a port and bind it a while later (a robot that appears after 1.5 s, a simulator
+    restarted on its port, a daemon told the port in its config). A port from the kernel's
+    ephemeral range could be handed in that gap to any socket bound to port 0 (every link and
+    every other test worker binds some), so the port is drawn from the 12,000 below that range.
+    """
+    low, _ = _ephemeral_ports()
+    draw = random.Random()  # seeded from the OS: parallel workers must not draw the same sequence
+    for _ in range(100):
+        port = draw.randrange(max(1024, low - 12000), max(1025, low))
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free UDP port below {low} on 127.0.0.1")
 
 
 async def start(cwd: Path, *args: str, notify: bool = False, env: dict[str, str] | None = None,

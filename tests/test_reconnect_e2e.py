@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -22,17 +21,12 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO
+from .daemon_harness import free_udp_port
 
 pytestmark = pytest.mark.e2e
 
 _SUMMARY = re.compile(r"sim: connection (\d+) from \S+ (?:ended|still open at the stop) after [\d.]+ s: "
                       r"\d+ messages \((.*)\)")
-
-
-def _free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Program:
@@ -112,7 +106,7 @@ def _assert_driven(received: dict[str, int], seconds: float) -> None:
 
 
 def test_a_simulator_killed_and_restarted_on_its_port_is_driven_again_within_3_s(tmp_path: Path) -> None:
-    port = _free_udp_port()
+    port = free_udp_port()
     # Backoff capped at 1 s: the default cap (10 s) would let the daemon sleep up to 10 s past the
     # robot's return; with a 1 s cap it tries every second, which the 3 s promise needs.
     cfg = _config(tmp_path, lost_after_s=1.0, reconnect_max_s=1.0)
@@ -153,7 +147,7 @@ def test_a_simulator_killed_and_restarted_on_its_port_is_driven_again_within_3_s
 
 
 def test_a_silent_then_rebooting_simulator_is_driven_again_within_3_s_each_time(tmp_path: Path) -> None:
-    port = _free_udp_port()
+    port = free_udp_port()
     script = tmp_path / "timeline.yaml"
     script.write_text("- {at: 3, event: silent, for: 4}\n- {at: 12, event: reboot, for: 3}\n", encoding="utf-8")
     cfg = _config(tmp_path, lost_after_s=1.0)  # the default backoff: 0.5 s doubling to 10 s
@@ -193,7 +187,7 @@ def test_a_silent_then_rebooting_simulator_is_driven_again_within_3_s_each_time(
 
 
 def test_run_against_nobody_keeps_trying_logs_each_backoff_step_once_and_stops_on_sigterm(tmp_path: Path) -> None:
-    port = _free_udp_port()
+    port = free_udp_port()
     cfg = _config(tmp_path, reconnect_initial_s=0.25, reconnect_max_s=1.0)
     daemon = Program("run", "--robot", f"127.0.0.1:{port}", "--config", cfg, "--duration", "60")
     try:
@@ -212,7 +206,7 @@ def test_run_against_nobody_keeps_trying_logs_each_backoff_step_once_and_stops_o
 
 
 def test_run_with_a_connect_timeout_exits_1_and_says_why(tmp_path: Path) -> None:
-    port = _free_udp_port()
+    port = free_udp_port()
     cfg = _config(tmp_path, connect_timeout_s=2.0)
     daemon = Program("run", "--robot", f"127.0.0.1:{port}", "--config", cfg, "--duration", "60")
     try:

@@ -7,7 +7,6 @@ with both as separate programs, are in test_reconnect_e2e.py).
 from __future__ import annotations
 
 import asyncio
-import socket
 from typing import Any
 
 import pytest
@@ -19,14 +18,9 @@ from driver.sim.script import parse_script
 from driver.sim.server import SimulatedCozmo
 
 from .conftest import eventually, run
+from .daemon_harness import free_udp_port
 
 pytestmark = pytest.mark.e2e
-
-
-def _free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class _Recorder:
@@ -110,7 +104,7 @@ def test_a_rebooted_robot_is_found_again_with_a_fresh_state_stream() -> None:
 
 
 def test_connect_keeps_trying_until_the_robot_appears() -> None:
-    port = _free_udp_port()
+    port = free_udp_port()
 
     async def body() -> float:
         loop = asyncio.get_running_loop()
@@ -134,7 +128,7 @@ def test_connect_keeps_trying_until_the_robot_appears() -> None:
 
 
 def test_connect_gives_up_when_its_time_runs_out_and_says_where() -> None:
-    port = _free_udp_port()
+    port = free_udp_port()
 
     async def body() -> None:
         loop = asyncio.get_running_loop()

@@ -6,7 +6,6 @@ import asyncio
 import math
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -24,6 +23,7 @@ from driver.sim.server import SimulatedCozmo
 
 from .camera_frames import Frame, Reassembler, decode
 from .conftest import run
+from .daemon_harness import free_udp_port
 
 pytestmark = pytest.mark.e2e
 
@@ -195,17 +195,11 @@ def test_a_face_from_the_timeline_is_seen_where_it_stands_and_sized_by_its_dista
 # ---------------------------------------------------------------------- the command line
 
 
-def _free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class SimProcess:
     """``cozmo-brain sim`` in a subprocess, its standard error collected line by line."""
 
     def __init__(self, *args: str, prelude: str = "") -> None:
-        self.port = _free_udp_port()
+        self.port = free_udp_port()
         code = f"{prelude}import sys; from brain.app.cli import main; sys.exit(main())"
         self.proc = subprocess.Popen(
             [sys.executable, "-c", code, "sim", "--host", "127.0.0.1", "--port", str(self.port), *args],

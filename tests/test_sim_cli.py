@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import threading
@@ -14,12 +13,7 @@ from driver.robot import Robot
 from driver.sim.script import ScriptError, parse_script
 
 from .conftest import run
-
-
-def _free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from .daemon_harness import free_udp_port
 
 
 def _wait_for_line(proc: subprocess.Popen[str], needle: str, timeout: float) -> list[str]:
@@ -47,7 +41,7 @@ def _wait_for_line(proc: subprocess.Popen[str], needle: str, timeout: float) -> 
 
 @pytest.mark.e2e
 def test_sim_command_serves_a_robot_and_stops_after_duration() -> None:
-    port = _free_udp_port()
+    port = free_udp_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "brain", "sim", "--host", "127.0.0.1", "--port", str(port), "--duration", "4"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
