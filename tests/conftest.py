@@ -80,6 +80,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.get_closest_marker("e2e") is None)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """In the controlling process (not in each xdist worker): write the project's bytecode once."""
+    if not hasattr(config, "workerinput"):
+        _write_bytecode()
+
+
+def _write_bytecode() -> None:
+    """Compile ``brain`` and ``driver`` into their ``__pycache__`` folders, as a first import would.
+
+    Where PYTHONDONTWRITEBYTECODE is set (this machine, some CI images) no process writes bytecode,
+    so each of the suite's hundred-odd ``python -m brain`` daemons, simulators and commands compiled
+    every module from source again: 0.15-0.3 s of CPU a start. Compiled here once, they read it;
+    Python still checks each file against its source's time and size, so an edit is never missed.
+    """
+    import compileall
+
+    for package in ("brain", "driver"):
+        compileall.compile_dir(REPO / package, quiet=2)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _no_user_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Keep a developer's own ~/.config/cozmo-brain/config.yaml out of the tests (and their subprocesses)."""
