@@ -231,7 +231,7 @@ class Robot(RobotCubes, RobotConnection):
         prev = self.state
         self.state = sample
         self._resolve("state")
-        if prev is not None:
+        if prev is not None and prev.status is not sample.status:  # a Flag value is one cached object
             changed = prev.status ^ sample.status
             if changed:
                 for flag in RobotStatus:

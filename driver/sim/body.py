@@ -77,6 +77,19 @@ BATTERY_FULL_V = 4.2
 
 #: RobotState.status bits, from the message table (the one place they are written down).
 Status = RobotStatusFlag
+# The bits as plain ints, for the status word built 30 times a second.
+_IS_MOVING = int(Status.IS_MOVING)
+_ARE_WHEELS_MOVING = int(Status.ARE_WHEELS_MOVING)
+_IS_CARRYING_BLOCK = int(Status.IS_CARRYING_BLOCK)
+_IS_PICKED_UP = int(Status.IS_PICKED_UP)
+_IS_FALLING = int(Status.IS_FALLING)
+_IS_ANIMATING = int(Status.IS_ANIMATING)
+_IS_PATHING = int(Status.IS_PATHING)
+_LIFT_IN_POS = int(Status.LIFT_IN_POS)
+_HEAD_IN_POS = int(Status.HEAD_IN_POS)
+_IS_ON_CHARGER = int(Status.IS_ON_CHARGER)
+_IS_CHARGING = int(Status.IS_CHARGING)
+_CLIFF_DETECTED = int(Status.CLIFF_DETECTED)
 
 
 def clamp(x: float, lo: float, hi: float) -> float:
@@ -470,33 +483,35 @@ class Body:
         return abs(self.left_speed) > 0.5 or abs(self.right_speed) > 0.5
 
     def status(self) -> int:
-        """The RobotState.status word for the current body state."""
+        """The RobotState.status word for the current body state (plain ints: 30 times a second, a
+        Flag's ``|`` costs more than the rest of the word)."""
         s = 0
-        if self.wheels_moving or self.head.moving or self.lift.moving:
-            s |= Status.IS_MOVING
-        if self.wheels_moving:
-            s |= Status.ARE_WHEELS_MOVING
+        wheels = self.wheels_moving
+        if wheels or self.head.moving or self.lift.moving:
+            s |= _IS_MOVING
+        if wheels:
+            s |= _ARE_WHEELS_MOVING
         if self.carrying_block:
-            s |= Status.IS_CARRYING_BLOCK
+            s |= _IS_CARRYING_BLOCK
         if self.off_treads:
-            s |= Status.IS_PICKED_UP
+            s |= _IS_PICKED_UP
         if self.falling:
-            s |= Status.IS_FALLING
+            s |= _IS_FALLING
         if self.animating:
-            s |= Status.IS_ANIMATING
+            s |= _IS_ANIMATING
         if self.path_active:
-            s |= Status.IS_PATHING
+            s |= _IS_PATHING
         if self.lift.in_position:
-            s |= Status.LIFT_IN_POS
+            s |= _LIFT_IN_POS
         if self.head.in_position:
-            s |= Status.HEAD_IN_POS
+            s |= _HEAD_IN_POS
         if self.charger_flag:
-            s |= Status.IS_ON_CHARGER
+            s |= _IS_ON_CHARGER
         if self.charging:
-            s |= Status.IS_CHARGING
+            s |= _IS_CHARGING
         if self.sees_cliff or self.off_treads:  # held or tipped over, the sensor sees no floor either
-            s |= Status.CLIFF_DETECTED
-        return int(s)
+            s |= _CLIFF_DETECTED
+        return s
 
     def body_accel(self) -> Vector:
         """What an accelerometer fixed to the body would read (mm/s²; x forward, y left, z up):
