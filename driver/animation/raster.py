@@ -144,8 +144,8 @@ def polygon_masks(jobs: Sequence[tuple[Sequence[np.ndarray], tuple[int, int], tu
     y1 = (pts[:, 1] + oy) >> shift
     prev = _previous_vertex(tuple(runs))
     x0, y0 = x1[prev], y1[prev]
-    c0 = (x0 < 0) * 1 + (x0 > right) * 2 + (y0 < 0) * 4 + (y0 > bottom) * 8
     c1 = (x1 < 0) * 1 + (x1 > right) * 2 + (y1 < 0) * 4 + (y1 > bottom) * 8
+    c0 = c1[prev]  # a vertex's predecessor is in its polygon, so it has the same borders
     # Edges wholly on the image are drawn as they are; edges wholly beyond one border are not
     # drawn and keep their ends for the fill; only the rest are clipped, one by one.
     partial = np.flatnonzero(((c0 & c1) == 0) & ((c0 | c1) != 0))
