@@ -126,7 +126,7 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
         self._script_t0: float | None = None
         self._script_pos = 0
         self._reverts: list[tuple[float, Callable[[], None]]] = []
-        self._task: asyncio.Task[None] | None = None
+        self._clock: asyncio.TimerHandle | None = None  # the body clock's next radio frame
         self._path_event_id = 0
         self._pending_actions: dict[str, int] = {}
         self._prev_status = 0
@@ -166,19 +166,15 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
             name="sim",
         )
         self.port = self.link.local_address[1]
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="sim-body")
+        self._start_clock(asyncio.get_running_loop())
         log.info("simulated Cozmo listening on %s:%d (firmware %d)", self.host, self.port, self.firmware_version)
         return self
 
     async def stop(self) -> None:
         """Stop the clock and close the socket."""
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        if self._clock is not None:
+            self._clock.cancel()
+            self._clock = None
         if self.link is not None:
             self.link.close()
         if self.audio_out is not None:
@@ -477,35 +473,41 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
         periods = round((now - first[0]) / self.state_period)
         return (first[1] + int(round(periods * self.state_period * 1000))) & 0xFFFFFFFF
 
-    async def _run(self) -> None:
+    def _start_clock(self, loop: asyncio.AbstractEventLoop) -> None:
         """The robot's clocks: a radio frame every 33.3 ms carries the states its 30 ms control
         ticks produced since the last (so about one frame in ten carries two, hardware.md §7.2),
-        and the animation stream plays on its audio clock."""
-        loop = asyncio.get_running_loop()
+        and the animation stream plays on its audio clock. Each frame is a loop timer that sets
+        the next (no task: an 8-hour simulated day has 864,000 of them)."""
         start = loop.time()
         frame = ticks = 0
         last = start
-        while True:
-            frame += 1
-            delay = start + frame * RADIO_FRAME_S - loop.time()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            else:
+
+        def radio_frame() -> None:
+            nonlocal frame, ticks, last
+            while True:
+                now = loop.time()
+                due = int((now - start) / self.state_period + 1e-9)
+                if due - ticks > 3:
+                    ticks = due - 1  # and whole control periods: one state for the stall
+                try:
+                    while ticks < due:
+                        ticks += 1
+                        at = start + ticks * self.state_period
+                        self._tick(at, at - last)
+                        last = at
+                    self._play_stream(now)
+                except Exception:
+                    log.exception("sim: tick failed")
+                frame += 1
+                delay = start + frame * RADIO_FRAME_S - loop.time()
+                if delay > 0:
+                    self._clock = loop.call_later(delay, radio_frame)
+                    return
                 # Fell behind (a stalled loop): skip missed frames instead of bursting.
                 frame = int((loop.time() - start) / RADIO_FRAME_S)
-            now = loop.time()
-            due = int((now - start) / self.state_period + 1e-9)
-            if due - ticks > 3:
-                ticks = due - 1  # and whole control periods: one state for the stall
-            try:
-                while ticks < due:
-                    ticks += 1
-                    at = start + ticks * self.state_period
-                    self._tick(at, at - last)
-                    last = at
-                self._play_stream(now)
-            except Exception:
-                log.exception("sim: tick failed")
+
+        frame = 1
+        self._clock = loop.call_later(RADIO_FRAME_S, radio_frame)
 
     def _tick(self, now: float, dt: float) -> None:
         finished = self.body.step(dt)
