@@ -97,7 +97,9 @@ class Link(asyncio.DatagramProtocol):
     ``threaded_release`` lets :meth:`frame_at` use a release thread (False: the loop releases);
     ``release_spin_s`` is that thread's spin margin, ``release_priority`` its SCHED_FIFO priority
     (None: normal scheduling) and ``release_cpu`` its CPU (None: any). They can be changed until
-    the first clocked frame.
+    the first clocked frame. ``clocked=True`` sends only when the owner calls :meth:`flush` (the
+    simulated robot does, once per radio frame, as a real robot transmits), when the session's
+    timer fires (a resend, an ack nothing carried in time) and, at once, the robot's Connect.
     """
 
     def __init__(
@@ -121,8 +123,10 @@ class Link(asyncio.DatagramProtocol):
         release_priority: int | None = None,
         release_cpu: int | None = None,
         tap: DatagramTap | None = None,
+        clocked: bool = False,
     ) -> None:
         self.role = role
+        self.clocked = clocked
         #: called with (True, datagram) for every datagram sent and (False, datagram) for every one
         #: received, as it goes to or comes from the socket (from the release thread too)
         self.tap = tap
@@ -285,7 +289,8 @@ class Link(asyncio.DatagramProtocol):
             self._capture.append(packet)
             return
         self.session.send(packet)
-        if self._flush_handle is None and self._loop is not None and self.session.pending_output:
+        if self._flush_handle is None and self._loop is not None and self.session.pending_output \
+                and not self.clocked:
             self._flush_handle = self._loop.call_soon(self._flush)
 
     def flush(self) -> None:
@@ -390,7 +395,7 @@ class Link(asyncio.DatagramProtocol):
         self._dispatch()
         if self._loop is None:
             return
-        if self.session.pending_output and self._flush_handle is None:
+        if self.session.pending_output and self._flush_handle is None and not self.clocked:
             self._flush_handle = self._loop.call_soon(self._flush)
         self._arm()
 
@@ -491,6 +496,10 @@ class Link(asyncio.DatagramProtocol):
             log.warning("%s: %s: robot lost; reconnecting", self.name, event.reason)
         elif new is LinkState.CONNECTED and self.role is Role.ROBOT:
             log.info("%s: %s", self.name, event.reason)
+            if self.clocked and self._flush_handle is None and self._loop is not None:
+                # the one answer a real robot gives off its radio clock: Connect, within a
+                # millisecond of the Reset (hardware.md §3)
+                self._flush_handle = self._loop.call_soon(self._flush)
         elif new is LinkState.IDLE and old is LinkState.CONNECTED:
             log.info("%s: %s", self.name, event.reason)
         else:

@@ -90,6 +90,17 @@ def test_rto_follows_measured_rtt_within_bounds() -> None:
     assert est.rto == 0.03
 
 
+def test_the_default_rto_outlasts_a_robot_frame_however_steady_the_round_trips() -> None:
+    """A robot acknowledges with its next radio frame, up to 33 ms after a packet (hardware.md §3):
+    steady acks a frame late, or instant ping echoes, must not bring the timeout down to where
+    the next ack, a little later by the clock's jitter, finds the packet already sent again."""
+    for rtt in (0.0333, 0.0):
+        est = RttEstimator()
+        for _ in range(200):
+            est.sample(rtt)
+        assert est.rto >= 0.045
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     n=st.integers(1, 400),

@@ -9,6 +9,7 @@ robot received SyncTime.
 from __future__ import annotations
 
 import asyncio
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 
 from driver.capture import FROM_ROBOT, TO_ROBOT, entries, read_capture
 from driver.hardware import HEAD_CALIBRATED_S
+from driver.protocol.frame import decode_frame
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 
@@ -175,6 +177,36 @@ def test_states_step_30_ms_on_frames_33_ms_apart_some_carrying_two() -> None:
     frames = sorted(gap for gap in gaps if gap >= 0.003)
     assert 0.05 * len(steps) <= together <= 0.2 * len(steps), together
     assert 0.030 <= frames[len(frames) // 2] <= 0.037  # the median frame gap: about 33 ms
+
+
+def test_the_robot_acknowledges_in_its_own_frames_and_nothing_is_sent_twice() -> None:
+    """hardware.md §3: a real robot transmits on its radio clock, acknowledging what the engine
+    sent in its next regular frame; the engine must wait that long before it resends."""
+    async def body() -> tuple[list[int], Any, float]:
+        sim = await SimulatedCozmo(port=0, calibrate=False).start()
+        robot = Robot(*sim.address)
+        loop = asyncio.get_running_loop()
+        sizes: list[int] = []
+        try:
+            await robot.connect()
+            assert robot.link is not None
+            robot.link.tap = lambda out, data: None if out else sizes.append(len(decode_frame(data).packets))
+            started = loop.time()
+            for i in range(150):  # a command every 20 ms for 3 s, at every phase of the robot's frame
+                robot.set_head_angle(math.radians(10 + i % 20))
+                await asyncio.sleep(0.02)
+            took = loop.time() - started
+            robot.link.tap = None  # the goodbye is acknowledged at once, by a frame of its own
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+        return sizes, robot.stats, took
+
+    sizes, stats, took = run(body())
+    assert stats.sent_packets >= 150
+    assert stats.resent_packets == 0, stats
+    # about one datagram per 33 ms frame, each with the robot's states: no frame of bare acks
+    assert len(sizes) <= took / 0.033 * 1.15 + 5 and sizes.count(0) == 0, (len(sizes), took, sizes.count(0))
 
 
 def test_the_start_up_goes_in_the_official_order() -> None:

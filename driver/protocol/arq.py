@@ -16,10 +16,18 @@ from dataclasses import dataclass
 
 from .frame import MAX_SEQ, OOB_SEQ, RawPacket, seq_diff
 
-__all__ = ["WINDOW_SIZE", "RttEstimator", "SendWindow", "ReceiveWindow", "Outstanding"]
+__all__ = ["MIN_RTO_S", "WINDOW_SIZE", "RttEstimator", "SendWindow", "ReceiveWindow", "Outstanding"]
 
 #: Packets in flight at most, the robot's own limit.
 WINDOW_SIZE = 62
+
+
+#: The shortest retransmission timeout (s). A robot transmits only on its radio clock, a frame
+#: every 33 ms, and acknowledges in its next frame (hardware.md §3): an ack can come a whole frame
+#: after the packet, plus the air and the clock's jitter, however short the measured round trip
+#: (pings are echoed at once). Any shorter and every packet sent just after a robot frame is sent
+#: twice.
+MIN_RTO_S = 0.05
 
 
 class RttEstimator:
@@ -30,7 +38,7 @@ class RttEstimator:
     fire before the peer had a chance to ack, and a lossy stretch cannot stall the link.
     """
 
-    def __init__(self, initial_rto: float = 0.1, min_rto: float = 0.03, max_rto: float = 1.0) -> None:
+    def __init__(self, initial_rto: float = 0.1, min_rto: float = MIN_RTO_S, max_rto: float = 1.0) -> None:
         self.min_rto = min_rto
         self.max_rto = max_rto
         self.srtt: float | None = None

@@ -163,6 +163,10 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
             on_state=self._on_link_state,
             impairment=self.faults,
             lost_after=self.engine_timeout,
+            # A real robot transmits on its radio clock: what it has to say, acks of the engine's
+            # packets included, goes out with its next frame (hardware.md §3).
+            clocked=True,
+            ack_delay=RADIO_FRAME_S,
             name="sim",
         )
         self.port = self.link.local_address[1]
@@ -498,6 +502,8 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
                     self._play_stream(now)
                 except Exception:
                     log.exception("sim: tick failed")
+                if self.link is not None:
+                    self.link.flush()
                 frame += 1
                 delay = start + frame * RADIO_FRAME_S - loop.time()
                 if delay > 0:
