@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from py_trees.behaviour import Behaviour
@@ -22,7 +22,7 @@ from py_trees.common import Status
 
 from brain.context import BrainContext
 
-from .composites import settle
+from .composites import fast_tick, settle
 
 __all__ = [
     "BackpackLights",
@@ -61,16 +61,18 @@ class ContextBehaviour(Behaviour):
         super().__init__(name)
         self.ctx = ctx
 
-    def tick(self) -> Iterator[Behaviour]:
+    tick = fast_tick
+
+    def run_tick(self) -> Status:
+        """One tick (see :func:`brain.nodes.composites.fast_tick`); the status after it."""
         if self.status is not Status.RUNNING:
             self.initialise()
         settle(self, self.update())
-        yield self
+        return self.status
 
     def stop(self, new_status: Status) -> None:
         self.terminate(new_status)
         self.status = new_status
-        self.iterator = self.tick()
 
     def fail(self, why: str) -> Status:
         """Record why the node failed (shown by tree displays) and return FAILURE."""

@@ -17,7 +17,7 @@ when the chooser starts, run the picked child until it ends, remember when each 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from py_trees.behaviour import Behaviour
@@ -37,7 +37,7 @@ from brain.choosers_math import (
 from brain.context import BrainContext
 from brain.graph import Graph
 
-from .composites import Selector, stop_decorator, tick_alone, tick_child, tick_decorator
+from .composites import Selector, fast_tick, run_alone, run_decorator, stop_decorator, tick_child
 from .explain import and_list, label, num, structural_reason
 
 __all__ = ["ScoreSpec", "Scoring", "StartMoodGate", "StrictPriority", "WeightedRandom"]
@@ -100,7 +100,10 @@ class _OneOf(Composite):
         self.ctx.branch[self.name] = child.name
         return child
 
-    def tick(self) -> Iterator[Behaviour]:
+    tick = fast_tick
+
+    def run_tick(self) -> Status:
+        """One tick: choose a child when not running (or rechoose), tick it; the status after it."""
         if self.status is not Status.RUNNING:
             for child in self.children:
                 if child.status is not Status.INVALID:
@@ -111,8 +114,7 @@ class _OneOf(Composite):
             if index is None:
                 self.feedback_message = "nothing to choose"
                 self.stop(Status.FAILURE)
-                yield self
-                return
+                return self.status
             child = self._start(index)
         else:
             assert self.current_child is not None
@@ -129,7 +131,7 @@ class _OneOf(Composite):
             self.status = Status.RUNNING
         else:
             self.stop(child.status)
-        yield self
+        return self.status
 
 
 class WeightedRandom(_OneOf):
@@ -305,15 +307,17 @@ class StartMoodGate(Decorator):
             values.setdefault(emotion, 0.0)
         return mood_score(self.scorers, values)
 
-    def tick(self) -> Iterator[Behaviour]:
+    tick = fast_tick
+
+    def run_tick(self) -> Status:
+        """Gated while the start score is low (the child is left alone); else a decorator's tick."""
         if self.status is not Status.RUNNING:
             score = self.score()
             self._blocked = score < self.minimum
             if self._blocked:
                 self.feedback_message = f"start mood score {score:.2f} < {self.minimum:g}"
-                yield from tick_alone(self)
-                return
-        yield from tick_decorator(self)
+                return run_alone(self)
+        return run_decorator(self)
 
     def stop(self, new_status: Status) -> None:
         stop_decorator(self, new_status)

@@ -6,11 +6,15 @@ They are py_trees' :class:`~py_trees.composites.Sequence` and
 * ``stop`` skips the debug line py_trees formats on every stop, wanted or not. A tree of the
   default personality stops a dozen composites on most beats (every lower-priority branch a
   selector passes over), so those lines cost more than the stopping itself.
-* ``tick`` runs each child to the end with :func:`tick_child` and yields only itself (the
-  decorators do the same through :func:`tick_decorator`). py_trees'
+* ``tick`` runs each child to the end with :func:`tick_child` and yields only itself. py_trees'
   composites pass every node their children yield up through each level, so a leaf ten levels
   down travelled through ten generators on every beat; nothing in the brain walks those yields
   (the heartbeat calls ``tick_once``, displays read the statuses afterwards).
+* No generator at all between the project's own nodes: each does its tick's work in
+  ``run_tick`` (returning its status) and its ``tick`` is :func:`fast_tick`, a generator around
+  it kept for py_trees. :func:`tick_child` calls ``run_tick`` directly when a node's ``tick`` is
+  that one, so a subclass that writes its own ``tick`` is still ticked through it. A beat of
+  the default personality ticks some sixty nodes; the generators cost a fifth of that.
 """
 
 from __future__ import annotations
@@ -18,44 +22,53 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 from py_trees import composites
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from py_trees.decorators import Decorator
 
-__all__ = ["Selector", "Sequence", "settle", "tick_child", "tick_decorator"]
+__all__ = ["Selector", "Sequence", "fast_tick", "run_alone", "run_decorator", "settle", "tick_child"]
 
 log = logging.getLogger(__name__)
 
 _STATUSES = frozenset(Status)
 
 
+def fast_tick(node: Any) -> Iterator[Behaviour]:
+    """The ``tick`` of the project's nodes, for py_trees: the work of ``node.run_tick()``, then the node."""
+    node.run_tick()
+    yield node
+
+
 def tick_child(child: Behaviour) -> Status:
     """Tick ``child`` (and its subtree) once, to the end; its status after the tick."""
+    if type(child).tick is fast_tick:
+        status: Status = child.run_tick()  # type: ignore[attr-defined]
+        return status
     for _ in child.tick():
         pass
     return child.status
 
 
-def tick_decorator(node: Decorator) -> Iterator[Behaviour]:
-    """py_trees' decorator tick, without its debug line and yielding only ``node`` (its child is
-    ticked to the end first): initialise when not running, tick the child, update, stop on a
-    final status."""
+def run_decorator(node: Decorator) -> Status:
+    """py_trees' decorator tick, without its debug line or generators: initialise when not
+    running, tick the child, update, stop on a final status. The status after it."""
     if node.status is not Status.RUNNING:
         node.initialise()
     tick_child(node.decorated)
     settle(node, node.update())
-    yield node
+    return node.status
 
 
-def tick_alone(node: Behaviour) -> Iterator[Behaviour]:
+def run_alone(node: Behaviour) -> Status:
     """py_trees' leaf tick for a decorator deciding without its child (cooling down, gated),
-    without its debug line: initialise when not running, update, settle."""
+    without its debug line: initialise when not running, update, settle. The status after it."""
     if node.status is not Status.RUNNING:
         node.initialise()
     settle(node, node.update())
-    yield node
+    return node.status
 
 
 def stop_decorator(node: Decorator, new_status: Status) -> None:
@@ -83,7 +96,10 @@ def settle(node: Behaviour, new_status: Status) -> None:
 class Sequence(composites.Sequence):
     """py_trees' sequence (see the module docstring)."""
 
-    def tick(self) -> Iterator[Behaviour]:
+    tick = fast_tick
+
+    def run_tick(self) -> Status:
+        """One tick of the sequence; its status after it."""
         index = 0
         children = self.children
         if self.status is not Status.RUNNING:
@@ -99,8 +115,7 @@ class Sequence(composites.Sequence):
         if not children:
             self.current_child = None
             self.stop(Status.SUCCESS)
-            yield self
-            return
+            return self.status
         for child in itertools.islice(children, index, None):
             status = tick_child(child)
             if status is not Status.SUCCESS:
@@ -112,22 +127,24 @@ class Sequence(composites.Sequence):
                     self.stop(status)
                 else:
                     self.status = status
-                yield self
-                return
+                return self.status
             if index + 1 < len(children):
                 index += 1
                 self.current_child = children[index]
         self.stop(Status.SUCCESS)
-        yield self
+        return self.status
 
     def stop(self, new_status: Status = Status.INVALID) -> None:
-        composites.Composite.stop(self, new_status)
+        _stop_composite(self, new_status)
 
 
 class Selector(composites.Selector):
     """py_trees' selector (see the module docstring)."""
 
-    def tick(self) -> Iterator[Behaviour]:
+    tick = fast_tick
+
+    def run_tick(self) -> Status:
+        """One tick of the selector; its status after it."""
         children = self.children
         if self.status is not Status.RUNNING:
             self.current_child = children[0] if children else None
@@ -135,8 +152,7 @@ class Selector(composites.Selector):
         if not children:
             self.current_child = None
             self.stop(Status.FAILURE)
-            yield self
-            return
+            return self.status
         index = 0
         if self.memory:
             assert self.current_child is not None
@@ -160,11 +176,22 @@ class Selector(composites.Selector):
                     self.stop(status)
                 else:
                     self.status = status
-                yield self
-                return
+                return self.status
         self.stop(Status.FAILURE)
         self.current_child = children[-1]
-        yield self
+        return self.status
 
     def stop(self, new_status: Status = Status.INVALID) -> None:
-        composites.Composite.stop(self, new_status)
+        _stop_composite(self, new_status)
+
+
+def _stop_composite(node: composites.Composite, new_status: Status) -> None:
+    """py_trees' composite stop without its debug line: on INVALID forget the current child and
+    stop every child still going; terminate; take the status."""
+    if new_status is Status.INVALID:
+        node.current_child = None
+        for child in node.children:
+            if child.status is not Status.INVALID:
+                child.stop(new_status)
+    node.terminate(new_status)
+    node.status = new_status

@@ -8,8 +8,6 @@ an explanation added (:class:`Explained`): every decorator says why it passed or
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from py_trees import decorators as pt
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
@@ -17,7 +15,7 @@ from py_trees.decorators import Decorator
 
 from brain.context import BrainContext
 
-from .composites import stop_decorator, tick_alone, tick_decorator
+from .composites import fast_tick, run_alone, run_decorator, stop_decorator
 from .explain import structural_reason
 
 __all__ = [
@@ -49,9 +47,11 @@ class Explained(Decorator):
         """Why it passed or failed on its last tick."""
         return structural_reason(self, passed, depth)
 
-    def tick(self) -> Iterator[Behaviour]:
-        """py_trees' decorator tick, yielding only itself (:func:`brain.nodes.composites.tick_decorator`)."""
-        yield from tick_decorator(self)
+    tick = fast_tick
+
+    def run_tick(self) -> Status:
+        """py_trees' decorator tick (:func:`brain.nodes.composites.run_decorator`); the status after it."""
+        return run_decorator(self)
 
     def stop(self, new_status: Status) -> None:
         """py_trees' decorator stop (:func:`brain.nodes.composites.stop_decorator`)."""
@@ -65,11 +65,10 @@ class Inverter(Explained, pt.Inverter):
 class OneShot(Explained, pt.OneShot):
     """py_trees' one-shot, explained by its child."""
 
-    def tick(self) -> Iterator[Behaviour]:
+    def run_tick(self) -> Status:
         if self.final_status:  # done once: the child is left alone, the first result stands
-            yield from tick_alone(self)
-        else:
-            yield from tick_decorator(self)
+            return run_alone(self)
+        return run_decorator(self)
 
 
 class Repeat(Explained, pt.Repeat):
@@ -126,13 +125,12 @@ class Cooldown(Explained):
             return 0.0
         return max(0.0, self.seconds - (self.ctx.now() - self.last_ran))
 
-    def tick(self) -> Iterator[Behaviour]:
+    def run_tick(self) -> Status:
         if self.status is not Status.RUNNING and self.remaining() > 0:
             self._blocked = True
-            yield from tick_alone(self)
-            return
+            return run_alone(self)
         self._blocked = False
-        yield from super().tick()
+        return run_decorator(self)
 
     def initialise(self) -> None:
         self._ran = False

@@ -7,7 +7,7 @@ while it still lies that way; :class:`WhileOrientation` does the repeating and
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from py_trees.behaviour import Behaviour
@@ -52,16 +52,15 @@ class WhileOrientation(Explained):
         self.runs = 0
         self._skip = current_orientation(self.ctx) is not None and not self._still()
 
-    def tick(self) -> Iterator[Behaviour]:
+    def run_tick(self) -> Status:
         if self.status is not Status.RUNNING:
             self.initialise()
             if self._skip:
                 self.feedback_message = "not lying that way"
                 self.stop(Status.SUCCESS)
-                yield self
-                return
-            self.status = Status.RUNNING  # so that Decorator.tick does not initialise again
-        yield from super().tick()
+                return self.status
+            self.status = Status.RUNNING  # so that the decorator's tick does not initialise again
+        return super().run_tick()
 
     def update(self) -> Status:
         if self.decorated.status is Status.RUNNING:

@@ -26,7 +26,6 @@ runs it are in :mod:`brain.reactions` (the runner is re-exported here, beside th
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
@@ -36,7 +35,7 @@ from py_trees.decorators import Decorator
 from brain.context import BrainContext
 from brain.reactions import Reaction, ReactionRunner
 
-from .composites import tick_child
+from .composites import fast_tick, tick_child
 
 __all__ = ["ReactionRunner", "ReactiveRoot", "branch_of", "resume_tree", "suspend_tree"]
 
@@ -137,7 +136,10 @@ class ReactiveRoot(Composite):
         self.suspended_at = None
         self.add_child(tree)
 
-    def tick(self) -> Iterator[Behaviour]:
+    tick = fast_tick
+
+    def run_tick(self) -> Status:
+        """Tick the running reaction, else the personality's tree; the status after it."""
         if self.status is not Status.RUNNING:
             self.initialise()
         runner, tree = self.runner, self.tree
@@ -151,20 +153,18 @@ class ReactiveRoot(Composite):
             if runner.status is Status.RUNNING:
                 self.current_child = runner
                 self.status = Status.RUNNING
-                yield self
-                return
+                return self.status
             self._after(tree, runner.finished)
         if self.suspended_at is not None and tree is not None:
             self._after(tree, None)  # the reaction vanished (cleared): start over
         if tree is None:
             self.current_child = None
             self.status = Status.FAILURE
-            yield self
-            return
+            return self.status
         tick_child(tree)
         self.current_child = tree
         self.status = tree.status if tree.status is not Status.INVALID else Status.FAILURE
-        yield self
+        return self.status
 
     def _suspend(self, tree: Behaviour, reaction: Reaction) -> None:
         now = self.ctx.now()
