@@ -48,10 +48,11 @@ DatagramTap = Callable[[bool, bytes], None]
 #: The release thread sleeps until this long before a frame's time, then naps and spins to it
 #: (see :meth:`ReleaseClock._wait_until`). Long sleeps may overshoot on a loaded or virtualised
 #: machine; the naps are not late. Each nap wakes the thread, so the margin is a cost too: at
-#: 1 ms (it was 3) the thread wakes about 5 times per frame instead of 15, and the frame-timing
-#: benchmark's p99 at the simulator stayed the same or better (idle 0.54 ms, the brain 0.45 ms,
-#: a loop busy 3 ms in 10 2.9 ms, against 0.77, 0.85 and 3.7 ms at 3 ms).
-RELEASE_SPIN_S = 0.001
+#: 0.5 ms (it was 3, then 1) the thread of an idle daemon wakes 100 times a second instead of 225
+#: (0.47 % of a core instead of 0.73 %), and the frame-timing benchmark's p99 at the simulator
+#: stayed the same (idle 0.33 ms, the brain 0.60 ms, a loop busy 3 ms in 10 2.1 ms, against
+#: 0.33, 0.38-0.74 and 3.2 ms at 1 ms).
+RELEASE_SPIN_S = 0.0005
 #: The switch interval :func:`tune_thread_switching` sets by default: a thread woken for a frame
 #: gets the GIL within about this long even while the event loop is busy.
 FRAME_CLOCK_SWITCH_INTERVAL_S = 0.0002
