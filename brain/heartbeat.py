@@ -243,24 +243,63 @@ class Heartbeat:
         return snap
 
     async def run(self, stop: asyncio.Event, duration: float | None = None) -> None:
-        """Beat until ``stop`` is set or ``duration`` seconds have passed."""
+        """Beat until ``stop`` is set or ``duration`` seconds have passed.
+
+        Each beat runs in a loop timer that sets the next (no task waking from a sleep: that cost
+        a future, a task step and a second loop turn per beat, ten times a second for as long as
+        the daemon runs). An urgent event (:meth:`post`) adds a beat at once, leaving the
+        schedule as it was. A beat that raises ends the run with its exception.
+        """
         loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
         start = loop.time()
         end = start + duration if duration is not None else None
         period = self.period
         k = 0
-        alarm = self._alarm = _Alarm(loop)
-        watcher = asyncio.ensure_future(_ring_on(stop, alarm))
-        try:
-            while not stop.is_set():
+        handle: asyncio.Handle | None = None
+
+        def finish(exc: Exception | None = None) -> None:
+            if done.done():
+                return
+            if exc is None:
+                done.set_result(None)
+            else:
+                done.set_exception(exc)
+
+        def scheduled() -> None:
+            nonlocal handle, k, start, period
+            handle = None
+            if done.done():
+                return
+            if stop.is_set():
+                finish()
+                return
+            try:
                 self.beat()
                 k, start, period, target = self._next(loop.time(), start, period, k)
-                if end is not None and target >= end:
-                    await _sleep_or_stop(stop, max(0.0, end - loop.time()))
-                    break
-                while await alarm.wait(target - loop.time()) and not stop.is_set():
-                    self.beat()  # an urgent event: an extra beat now, the schedule unchanged
+            except Exception as exc:
+                finish(exc)
+                return
+            handle = loop.call_at(end, finish) if end is not None and target >= end \
+                else loop.call_at(target, scheduled)
+
+        def extra() -> None:  # an urgent event: a beat now, the schedule unchanged
+            if done.done() or stop.is_set():
+                return
+            try:
+                self.beat()
+            except Exception as exc:
+                finish(exc)
+
+        alarm = self._alarm = _Alarm(loop, extra, finish)
+        watcher = asyncio.ensure_future(_ring_on(stop, alarm))
+        handle = loop.call_soon(scheduled)
+        try:
+            await done
         finally:
+            if handle is not None:
+                handle.cancel()
+            alarm.close()
             self._alarm = None
             watcher.cancel()
 
@@ -296,53 +335,37 @@ URGENT_EVENTS: tuple[type[ev.RobotEvent], ...] = (ev.FaceSeen, ev.MotionSeen)
 
 
 class _Alarm:
-    """What a beat's wait listens for besides its timer: an urgent event, or the stop.
+    """What a running heartbeat hears besides its timer: an urgent event (an extra beat, once
+    for however many arrive before it runs) or the stop (the run ends)."""
 
-    One future and one timer per wait (an ``asyncio.Event`` under ``wait_for`` costs a task and
-    twice the loop callbacks, ten times a second for as long as the daemon runs).
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, beat: Callable[[], None], stop: Callable[[], None]) -> None:
         self._loop = loop
-        self._rung = False
-        self._waiter: asyncio.Future[None] | None = None
+        self._beat = beat
+        self._stop = stop
+        self._pending: asyncio.Handle | None = None
 
     def ring(self) -> None:
-        """Cut the current wait short (or the next one, if none is under way)."""
-        self._rung = True
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        """An extra beat on the loop's next turn (unless one is already coming)."""
+        if self._pending is None:
+            self._pending = self._loop.call_soon(self._ring)
 
-    async def wait(self, delay: float) -> bool:
-        """Sleep ``delay`` seconds or until :meth:`ring`; True (and cleared) when it rang."""
-        if delay > 0 and not self._rung:
-            waiter = self._waiter = self._loop.create_future()
-            timer = self._loop.call_later(delay, _settle, waiter)
-            try:
-                await waiter
-            finally:
-                timer.cancel()
-                self._waiter = None
-        rang, self._rung = self._rung, False
-        return rang
+    def _ring(self) -> None:
+        self._pending = None
+        self._beat()
 
+    def stopped(self) -> None:
+        """The stop signal: end the run."""
+        self._stop()
 
-def _settle(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
+    def close(self) -> None:
+        """The run is over: forget a pending extra beat."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
 
 
 async def _ring_on(stop: asyncio.Event, alarm: _Alarm) -> None:
-    """Ring ``alarm`` once ``stop`` is set, so one wait hears both."""
+    """Tell ``alarm`` once ``stop`` is set."""
     await stop.wait()
-    alarm.ring()
+    alarm.stopped()
 
-
-async def _sleep_or_stop(stop: asyncio.Event, delay: float) -> None:
-    if delay <= 0:
-        return
-    try:
-        await asyncio.wait_for(stop.wait(), delay)
-    except asyncio.TimeoutError:
-        pass
