@@ -61,7 +61,9 @@ def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_p
             await d.line(r"vision on")
             t0 = _step(d, "{at: 0, face: alice, bearing_deg: 40, distance_m: 0.6, height_m: 0.25}")
             assert abs(_bearing_deg(d.sim, "alice")) > 30  # outside the camera's view
-            greeted = await d.line(r"doing .*greet > .*AcknowledgeFace", after=t0, timeout=45)
+            # A search can run out of its 30 s without her coming into view (it happened once with
+            # 10 % loss on a loaded machine); the next search, after the cooldown, finds her.
+            greeted = await d.line(r"doing .*greet > .*AcknowledgeFace", after=t0, timeout=90)
             await d.line(r"AcknowledgeFace > follow the face > greeting", after=greeted, timeout=10)
             await _facing(d, "alice", 10, timeout=10)
 
@@ -81,4 +83,4 @@ def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_p
         finally:
             await d.close()
 
-    run(body(), timeout=200)
+    run(body(), timeout=240)
