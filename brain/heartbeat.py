@@ -291,8 +291,8 @@ class Heartbeat:
             except Exception as exc:
                 finish(exc)
 
-        alarm = self._alarm = _Alarm(loop, extra, finish)
-        watcher = asyncio.ensure_future(_ring_on(stop, alarm))
+        alarm = self._alarm = _Alarm(loop, extra)
+        watcher = asyncio.ensure_future(_call_on(stop, finish))
         handle = loop.call_soon(scheduled)
         try:
             await done
@@ -335,13 +335,12 @@ URGENT_EVENTS: tuple[type[ev.RobotEvent], ...] = (ev.FaceSeen, ev.MotionSeen)
 
 
 class _Alarm:
-    """What a running heartbeat hears besides its timer: an urgent event (an extra beat, once
-    for however many arrive before it runs) or the stop (the run ends)."""
+    """What a running heartbeat hears besides its timer: an urgent event, for an extra beat (one
+    for however many arrive before it runs)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, beat: Callable[[], None], stop: Callable[[], None]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, beat: Callable[[], None]) -> None:
         self._loop = loop
         self._beat = beat
-        self._stop = stop
         self._pending: asyncio.Handle | None = None
 
     def ring(self) -> None:
@@ -353,10 +352,6 @@ class _Alarm:
         self._pending = None
         self._beat()
 
-    def stopped(self) -> None:
-        """The stop signal: end the run."""
-        self._stop()
-
     def close(self) -> None:
         """The run is over: forget a pending extra beat."""
         if self._pending is not None:
@@ -364,8 +359,8 @@ class _Alarm:
             self._pending = None
 
 
-async def _ring_on(stop: asyncio.Event, alarm: _Alarm) -> None:
-    """Tell ``alarm`` once ``stop`` is set."""
+async def _call_on(stop: asyncio.Event, fn: Callable[[], None]) -> None:
+    """Call ``fn`` once ``stop`` is set (an Event has no callbacks of its own)."""
     await stop.wait()
-    alarm.stopped()
+    fn()
 

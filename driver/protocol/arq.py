@@ -24,9 +24,8 @@ WINDOW_SIZE = 62
 
 #: The shortest retransmission timeout (s). A robot transmits only on its radio clock, a frame
 #: every 33 ms, and acknowledges in its next frame (hardware.md §3): an ack can come a whole frame
-#: after the packet, plus the air and the clock's jitter, however short the measured round trip
-#: (pings are echoed at once). Any shorter and every packet sent just after a robot frame is sent
-#: twice.
+#: after the packet, plus the air and the clock's jitter, however steady the measured round
+#: trips. Any shorter and every packet sent just after a robot frame is sent twice.
 MIN_RTO_S = 0.05
 
 
