@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
@@ -215,23 +215,38 @@ _chunk = st.fixed_dictionaries({
 })
 
 
+def _c(image_id: int, chunk_id: int, chunk_count: int) -> dict[str, Any]:
+    return {"image_id": image_id, "chunk_id": chunk_id, "chunk_count": chunk_count, "frame_timestamp": 0,
+            "encoding": 8, "resolution": 4, "data": bytes([image_id, chunk_id])}
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_chunk, max_size=40))
+# another image's chunk 1 is no part of this frame; late chunks of a dropped frame come between
+@example([_c(1, 0, 0), _c(2, 1, 2)])
+@example([_c(2, 0, 0), _c(1, 0, 0), _c(2, 0, 0), _c(2, 1, 0), _c(1, 1, 2)])
 def test_any_sequence_of_chunks_yields_whole_frames_or_counted_drops(chunks: list[dict[str, Any]]) -> None:
     r = ChunkReassembler()
-    run: list[dict[str, Any]] = []  # the chunks since the last frame boundary, in arrival order
+    # the chunks since the last frame boundary, in arrival order, each with the drops it caused
+    run: list[tuple[dict[str, Any], int]] = []
     completed = used = 0
     for i, c in enumerate(chunks):
+        dropped = r.dropped_total
         frame = r.add(received_at=float(i), **c)
-        run.append(c)
+        run.append((c, r.dropped_total - dropped))
         if frame is None:
             continue
         completed += 1
-        # a frame is exactly chunks 0..n-1 of one image, consecutive and last in the input so far
+        # a frame is exactly chunks 0..n-1 of one image, in order, the last of them the last
+        # input so far; between them come only late chunks of a frame already dropped, ignored
+        # without a new drop
         n = frame.chunks
-        tail = run[-n:]
+        mine = [k for k, (t, _) in enumerate(run) if t["image_id"] == frame.image_id][-n:]
+        assert mine[-1] == len(run) - 1
+        tail = [run[k][0] for k in mine]
         assert [t["chunk_id"] for t in tail] == list(range(n))
-        assert {t["image_id"] for t in tail} == {frame.image_id}
+        between = [run[k] for k in range(mine[0], len(run)) if k not in mine]
+        assert all(t["image_id"] != frame.image_id and new_drops == 0 for t, new_drops in between)
         assert tail[-1]["chunk_count"] == n
         assert frame.payload == b"".join(t["data"] for t in tail)
         assert all(len(t["data"]) <= MAX_CHUNK_BYTES for t in tail)
