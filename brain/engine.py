@@ -107,6 +107,8 @@ class Brain:
             None, rate_hz=heartbeat_hz, mood=self.ctx.mood, describe=self._describe, explain=self._explain,
             hazard=lambda: self.safety.hazard, clock=loop.time,
         )
+        self.heartbeat.align = controller.next_tick_after
+        self.heartbeat.before_beat = robot.poll_input
         self.heartbeat.subscribe("events", self._on_events)
         self.heartbeat.subscribe("snapshot", self._publish)
         self._remove = robot.add_listener(self.heartbeat.post)

@@ -129,6 +129,12 @@ class Heartbeat:
         self.last: Snapshot | None = None
         self.recent: deque[ev.RobotEvent] = deque(maxlen=64)
         self._queue: deque[ev.RobotEvent] = deque()
+        #: None, or where a schedule's second beat goes, given the time a period after its first
+        #: (which is at once): the daemon puts its beats on the animation clock's frame ticks, so
+        #: that one wake-up serves both (a rate of 30 / n Hz stays on them)
+        self.align: Callable[[float], float] | None = None
+        #: called first thing in each beat (the daemon reads what the robot sent since)
+        self.before_beat: Callable[[], None] | None = None
         #: set by an urgent event or the stop signal while :meth:`run` sleeps between beats
         self._alarm: _Alarm | None = None
         self._last_beat: float | None = None
@@ -196,6 +202,8 @@ class Heartbeat:
     def beat(self) -> Snapshot:
         """Do one beat's work now."""
         t0 = time.perf_counter()
+        if self.before_beat is not None:
+            self.before_beat()
         now = self.clock()
         dt = 0.0 if self._last_beat is None else now - self._last_beat
         self._last_beat = now
@@ -255,6 +263,8 @@ class Heartbeat:
         start = loop.time()
         end = start + duration if duration is not None else None
         period = self.period
+        if self.align is not None:  # the first beat at once, the next ones on the aligned times
+            start = self.align(start + period) - period
         k = 0
         handle: asyncio.Handle | None = None
 
@@ -310,6 +320,8 @@ class Heartbeat:
         k += 1
         if self.period != period:  # new rate: a new schedule, starting one new period from now
             start, period, k = now, self.period, 1
+            if self.align is not None:
+                start = self.align(now + period) - period
         target = start + k * period
         if now > target:
             skipped = int((now - target) / period) + 1

@@ -47,6 +47,16 @@ class ClockedFrames(Protocol):
         """
         ...
 
+    def read_input_on(self, clock: Callable[[float], float] | None) -> None:
+        """Read what the robot sends on a clock (``clock(t)``: the next read's time after a read
+        at ``t``) rather than as it arrives, so that one wake-up serves the frame and the input;
+        None: as it arrives (see :attr:`driver.link.Link.input_clock`)."""
+        ...
+
+    def poll_input(self) -> None:
+        """Take in what the robot sent and was not read yet (when reading on a clock)."""
+        ...
+
 
 class AnimationTarget(ClockedFrames, Protocol):
     """Everything the animation controller uses of a robot: clocked frames, a few commands, the

@@ -53,6 +53,7 @@ class RobotConnection:
     connect_timeout_s: float | None
     stop_on_cliff: bool
     link: Link | None
+    _input_clock: Callable[[float], float] | None
     state: RobotStateSample | None
     attitude: Attitude
     cubes: CubePool
@@ -119,12 +120,16 @@ class RobotConnection:
         finally:
             self._in_connect = False
         self._ready = True
+        self.link.input_clock = self._input_clock
         self._emit(ev.Connected(loop.time(), firmware_version=self.info.firmware_version))
         log.info("%s: connected to %s, firmware %d, serial 0x%08x", self.name, where,
                  self.info.firmware_version, self.info.serial_number)
 
     def _begin_start_up(self) -> None:
-        """A new connection: forget the old mirror and wait for the start-up answers afresh."""
+        """A new connection: forget the old mirror and wait for the start-up answers afresh
+        (taking each in as it arrives, not on the input clock: the sequence is a chain of them)."""
+        if self.link is not None:
+            self.link.input_clock = None
         self._startup.begin()
         self.state = None
         self.attitude.reset()
@@ -146,6 +151,7 @@ class RobotConnection:
             return
         loop = asyncio.get_running_loop()
         self._ready = True
+        self.link.input_clock = self._input_clock
         self.reconnects += 1
         down = loop.time() - self._lost_at if self._lost_at is not None else 0.0
         self._lost_at = None

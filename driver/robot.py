@@ -505,6 +505,8 @@ class Robot(RobotCubes, RobotConnection):
     #: release-thread settings asked for (priority, cpu), and the link they were given to
     _frame_release: tuple[int | None, int | None] = (None, None)
     _frame_release_link: Link | None = None
+    #: the clock the link reads the socket on (None: as datagrams arrive): read_input_on
+    _input_clock: Callable[[float], float] | None = None
 
     def frame_at(self, at: float) -> contextlib.AbstractContextManager[None]:
         """Send every message sent inside the block as one frame, on the wire at loop time ``at``
@@ -520,6 +522,18 @@ class Robot(RobotCubes, RobotConnection):
         the link's own); given to each connection's link before its first clocked frame."""
         self._frame_release = (priority, cpu)
         self._frame_release_link = None
+
+    def read_input_on(self, clock: Callable[[float], float] | None) -> None:
+        """Read what the robot sends on ``clock`` (see :attr:`driver.link.Link.input_clock`)
+        once a connection's start-up sequence is done (its answers are taken as they arrive)."""
+        self._input_clock = clock
+        if self.link is not None and self._ready:
+            self.link.input_clock = clock
+
+    def poll_input(self) -> None:
+        """Take in what the robot sent and was not read yet (reading on a clock)."""
+        if self.link is not None:
+            self.link.poll_input()
 
     def _frame_link(self) -> Link:
         link = self.link

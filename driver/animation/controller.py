@@ -120,6 +120,10 @@ RELEASE_LEAD_S = 0.010
 #: could change a frame wakes it at once).
 DOZE_MAX_S = 1.0
 
+#: :meth:`AnimationController.next_tick_after` skips a tick closer than this (s), so that a read
+#: made as a tick's wake-up runs, a little after its time, is next made at the next tick.
+_TICK_GAP_S = 0.002
+
 #: Called with (playback, event_id) when a clip's Event keyframe goes out to the robot.
 EventHandler = Callable[[Playback, str], None]
 
@@ -251,6 +255,15 @@ class AnimationController:
         self._k = 0
         self.idle.schedule(now)
         self._handle = self._loop.call_at(self._t0, self._tick)
+        self.robot.read_input_on(self.next_tick_after)
+
+    def next_tick_after(self, t: float) -> float:
+        """Loop time of the first frame tick (the clock's wake-up for a frame, dozing or not) more
+        than 2 ms after ``t``: the robot's input is read then (:meth:`start`), and the heartbeat
+        beats then, so one wake-up of the process serves all three."""
+        early = self._early
+        k = math.floor((t + _TICK_GAP_S + early - self._t0) / FRAME_S) + 1
+        return self._t0 + k * FRAME_S - early
 
     @property
     def running(self) -> bool:
@@ -291,6 +304,7 @@ class AnimationController:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+            self.robot.read_input_on(None)
         if self._remove_listener is not None:
             self._remove_listener()
             self._remove_listener = None
@@ -429,6 +443,7 @@ class AnimationController:
         if not ahead and self.wake_early_s and now < due:
             while now < due:  # bounded by wake_early_s (at most 2 ms)
                 now = loop.time()
+        self.robot.poll_input()  # what the robot said since the last tick, before the frame
         late = now - (due - self.lead_s if ahead else due)
         if now - due >= FRAME_S:
             # The loop was held for a whole period or more: skip those frames, never burst them.

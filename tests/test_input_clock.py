@@ -1,0 +1,93 @@
+"""The robot's datagrams are read on the animation clock's ticks, and the heartbeat beats on them.
+
+A robot sends about 30 datagrams a second; read as each arrives, every one woke the daemon on its
+own, besides the frame ticks and the beats. With the controller running, the link reads the UDP
+socket at the frame ticks instead (``Link.input_clock``), so one wake-up serves the input and the
+frame. The wire is the subject here: a simulated robot over real UDP, in real time, with margins
+for a loaded machine. The beat schedule is checked on the virtual clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from brain.app.virtual_time import run_virtual
+from brain.heartbeat import Heartbeat
+from driver.animation.controller import FRAME_S, AnimationController
+from driver.robot import Robot
+from driver.sim.server import SimulatedCozmo
+
+
+async def _arrivals(seconds: float) -> tuple[list[float], float, float, bool, bool]:
+    """Loop times the robot's datagrams were taken in with the controller running, its clock
+    origin and lead, and whether the socket was read as datagrams arrive before the controller
+    started and after it stopped."""
+    loop = asyncio.get_running_loop()
+    sim = await SimulatedCozmo("127.0.0.1", 0, calibrate=False).start()
+    robot = Robot(*sim.address)
+    await robot.connect()
+    link = robot.link
+    assert link is not None
+    taken: list[float] = []
+    link.tap = lambda sent, data: None if sent else taken.append(loop.time())
+    try:
+        await asyncio.sleep(0.3)
+        before = len(taken) > 0 and link.input_clock is None
+        ctl = AnimationController(robot, seed=3)
+        ctl.start()
+        try:
+            await asyncio.sleep(0.2)
+            taken.clear()
+            await asyncio.sleep(seconds)
+            during = list(taken)
+        finally:
+            await ctl.stop()
+        taken.clear()
+        await asyncio.sleep(0.3)
+        after = len(taken) > 0 and link.input_clock is None
+        origin = ctl.clock_origin
+        assert origin is not None
+        return during, origin, ctl.lead_s, before, after
+    finally:
+        await robot.disconnect()
+        await sim.stop()
+
+
+def test_the_robots_datagrams_are_taken_in_on_the_frame_ticks() -> None:
+    during, origin, lead, before, after = asyncio.run(_arrivals(3.0))
+    assert before and after, "without the controller's clock, datagrams are read as they arrive"
+    assert len(during) >= 30 * 3.0 * 0.6, len(during)  # the robot's ~30 states a second, all read
+    # Each read happens at a tick (origin + k/30 - lead), a little late at most. Read as they
+    # arrive, the datagrams would fall anywhere in the frame: about a quarter within 8 ms.
+    phase = [((t - (origin - lead)) % FRAME_S) for t in during]
+    on_tick = sum(1 for p in phase if p < 0.008)
+    assert on_tick >= 0.8 * len(during), sorted(round(p * 1000, 1) for p in phase)
+
+
+def test_with_an_aligner_the_heartbeat_beats_on_the_aligned_schedule() -> None:
+    ticks = 1.0 / 30.0
+
+    def align(t: float) -> float:  # the next of a 30 Hz grid starting at 0.005 s
+        return 0.005 + (int((t - 0.005) / ticks) + 1) * ticks
+
+    async def main() -> list[float]:
+        loop = asyncio.get_running_loop()
+        beats: list[float] = []
+        polled: list[float] = []
+        hb = Heartbeat(None, rate_hz=10.0, clock=loop.time)
+        hb.align = align
+        hb.before_beat = lambda: polled.append(loop.time())
+        hb.subscribe("snapshot", lambda snap: beats.append(loop.time()))
+        await asyncio.sleep(0.0123)
+        await hb.run(asyncio.Event(), duration=1.0)
+        assert polled == beats  # the input is read first thing in every beat
+        return beats
+
+    beats = run_virtual(main())
+    assert len(beats) >= 9
+    assert abs(beats[0] - 0.0123) < 1e-4  # the first beat at once
+    start = align(0.0123 + 0.1)
+    for k, t in enumerate(beats[1:]):
+        assert abs(t - (start + k * 0.1)) < 1e-4, (k, t)  # on the virtual clock's resolution
+        on_grid = (t - 0.005) / ticks
+        assert abs(on_grid - round(on_grid)) * ticks < 1e-4
