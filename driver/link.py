@@ -423,7 +423,7 @@ class Link(asyncio.DatagramProtocol):
             except OSError as exc:
                 self.error_received(exc)
                 break
-            self.datagram_received(data, addr[:2])
+            self.datagram_received(data, addr)  # as the transport would hand it over
         self._arm_poll()
 
     @property
