@@ -74,13 +74,21 @@ def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_p
 
             # with her in view its head is up and the floor out of the picture: it looks towards the
             # motion first, and pounces once it sees it on the floor (a look may come too late for
-            # one swing of the ball, so the ball keeps rolling for a few looks)
-            rolled = _step(d, "{at: 0, motion: ground, bearing_deg: 0, for: 30}")
-            await d.line(r"doing .*PounceOnMotion .*PouncePounce", after=rolled, timeout=40)
+            # one swing of the ball, so the ball keeps rolling for a few looks). Once (10 % loss,
+            # the full suite's load) a flickering face's glimpse, a game and a greeting took the
+            # whole 30 s of the roll: then the ball rolls a second time.
+            for attempt in range(2):
+                rolled = _step(d, "{at: 0, motion: ground, bearing_deg: 0, for: 30}")
+                try:
+                    await d.line(r"doing .*PounceOnMotion .*PouncePounce", after=rolled, timeout=35)
+                    break
+                except AssertionError:
+                    if attempt:
+                        raise
 
             left = _step(d, "{at: 0, face_leaves: alice}")
             await d.line(r"doing .*find people > .*FindFaces", after=left, timeout=40)
         finally:
             await d.close()
 
-    run(body(), timeout=240)
+    run(body(), timeout=280)
