@@ -447,12 +447,24 @@ class Link(asyncio.DatagramProtocol):
         self._read_on_clock(self.session.state is LinkState.CONNECTED)
 
     def _arm_poll(self) -> None:
-        if self._poll_timer is not None:
-            self._poll_timer.cancel()
-            self._poll_timer = None
+        """Keep one timer at the next read's time. Reads at one tick (the frame's, the beat's)
+        give the same time: the timer armed for it stays, rather than a cancelled handle per read
+        left in the loop's heap."""
         clock = self._input_clock
-        if self._polling and self._loop is not None and clock is not None:
-            self._poll_timer = self._loop.call_at(clock(self._loop.time()), self.poll_input)
+        when = clock(self._loop.time()) if self._polling and self._loop is not None and clock is not None else None
+        timer = self._poll_timer
+        if timer is not None:
+            if when is not None and timer.when() == when and not timer.cancelled():
+                return
+            timer.cancel()
+            self._poll_timer = None
+        if when is not None:
+            assert self._loop is not None
+            self._poll_timer = self._loop.call_at(when, self._on_poll_timer)
+
+    def _on_poll_timer(self) -> None:
+        self._poll_timer = None
+        self.poll_input()
 
     def _read_on_clock(self, on: bool) -> None:
         """Read the socket on the clock (connected, a clock set, a real socket) or as datagrams arrive."""
