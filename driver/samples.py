@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .frozen import fast_init
 from .hardware import LIFT_ARM_MM, LIFT_PIVOT_MM
 from .protocol.table import RobotStatusFlag
 
@@ -32,6 +33,7 @@ def lift_angle_rad(height_mm: float) -> float:
     return math.asin(-1.0 if s < -1.0 else 1.0 if s > 1.0 else s)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class JointSample:
     """One joint: position and velocity in the unit named by ``unit`` (``rad`` or ``mm``; per second)."""
@@ -41,6 +43,7 @@ class JointSample:
     unit: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ImuSample:
     """Accelerometer (mm/s²) and gyroscope (rad/s) of the IMU, in the *head's* frame (x forward,
@@ -54,6 +57,7 @@ class ImuSample:
     gyro_z_radps: float
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PoseSample:
     """Where the robot believes it is, relative to its origin (mm and radians)."""
@@ -67,6 +71,7 @@ class PoseSample:
     origin_id: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ProprioceptionSample:
     """The kinematic state: head angle, lift angle and height, wheel speeds, IMU and pose.
@@ -97,6 +102,7 @@ class ProprioceptionSample:
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BatterySample:
     """Battery voltage (V) and charger contact."""
@@ -108,6 +114,7 @@ class BatterySample:
     charging: bool
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TactileSample:
     """Raw touch and cliff sensor readings (unitless ADC counts)."""
@@ -118,6 +125,7 @@ class TactileSample:
     cliff_raw: tuple[int, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RobotStateSample:
     """Everything one RobotState message says, split by modality."""

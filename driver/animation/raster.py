@@ -84,8 +84,8 @@ def _line_pixels(x1: np.ndarray, y1: np.ndarray, x2: np.ndarray,
     major = np.maximum(ady, dx)
     minor = np.minimum(ady, dx)
     counts = major + 1
-    line = np.repeat(np.arange(len(counts)), counts)
-    k = np.arange(len(line)) - np.repeat(np.cumsum(counts) - counts, counts)
+    line = np.arange(len(counts)).repeat(counts)
+    k = np.arange(len(line)) - (counts.cumsum() - counts).repeat(counts)
     big = major[line]
     # The minor coordinate after k major steps: the error term starts at major - 2 * minor and a
     # minor step is taken whenever it is negative, which gives ceil((2 * minor * k - major) / (2 * major)).
@@ -138,7 +138,7 @@ def polygon_masks(jobs: Sequence[tuple[Sequence[np.ndarray], tuple[int, int], tu
                 per_polygon.append((j, offset[0] + half, offset[1] + half, width - 1, height - 1))
     if not chunks:
         return masks
-    job, ox, oy, right, bottom = np.repeat(np.array(per_polygon, dtype=np.int64), runs, axis=0).T
+    job, ox, oy, right, bottom = np.array(per_polygon, dtype=np.int64).repeat(runs, axis=0).T
     pts = np.concatenate(chunks).astype(np.int64, copy=False)
     x1 = (pts[:, 0] + ox) >> shift
     y1 = (pts[:, 1] + oy) >> shift
@@ -148,14 +148,14 @@ def polygon_masks(jobs: Sequence[tuple[Sequence[np.ndarray], tuple[int, int], tu
     c0 = c1[prev]  # a vertex's predecessor is in its polygon, so it has the same borders
     # Edges wholly on the image are drawn as they are; edges wholly beyond one border are not
     # drawn and keep their ends for the fill; only the rest are clipped, one by one.
-    partial = np.flatnonzero(((c0 & c1) == 0) & ((c0 | c1) != 0))
+    partial = (((c0 & c1) == 0) & ((c0 | c1) != 0)).nonzero()[0]
     drawn = (c0 | c1) == 0
     # px/py: the ends the fill takes its slope from (the clipped ones for edges leaving the image)
     px0, px1, py0, py1 = x0, x1, y0, y1
     if len(partial):
         px0, px1, py0, py1 = px0.copy(), px1.copy(), py0.copy(), py1.copy()
         lx0, ly0, lx1, ly1 = px0.copy(), py0.copy(), px1.copy(), py1.copy()
-        ends = np.stack((x0[partial], y0[partial], x1[partial], y1[partial], right[partial], bottom[partial]), 1)
+        ends = np.array((x0, y0, x1, y1, right, bottom))[:, partial].T
         for i, (ax, ay, bx, by, r, b) in zip(partial.tolist(), ends.tolist(), strict=True):
             cx0, cy0, cx1, cy1, visible = _clip(ax, ay, bx, by, r, b)
             lx0[i], ly0[i], lx1[i], ly1[i] = cx0, cy0, cx1, cy1
@@ -183,17 +183,17 @@ def polygon_masks(jobs: Sequence[tuple[Sequence[np.ndarray], tuple[int, int], tu
     # One crossing per edge and row of its image it spans.
     first = np.maximum(top, 0)
     rows_per = np.maximum(np.minimum(bot, bottom + 1) - first, 0)
-    edge = np.repeat(np.arange(len(rows_per)), rows_per)
+    edge = np.arange(len(rows_per)).repeat(rows_per)
     if not len(edge):
         return masks
-    row = np.arange(len(edge)) - np.repeat(np.cumsum(rows_per) - rows_per, rows_per) + first[edge]
+    row = np.arange(len(edge)) - (rows_per.cumsum() - rows_per).repeat(rows_per) + first[edge]
     cross = x_top[edge] + (row - top[edge]) * dx[edge]
     # Sorted by row, then by x, each row's crossings pair up: (1st, 2nd), (3rd, 4th), ... (a
     # closed polygon crosses every row an even number of times). Each pair lights the pixels
     # from ceil(first) to floor(second), marked as +1 / -1 steps and summed along the row.
     stride = max_w + 1
     line_key = job[edge] * max_h + row
-    order = np.argsort((line_key << 40) + (cross + (1 << 39)), kind="stable")
+    order = ((line_key << 40) + (cross + (1 << 39))).argsort(kind="stable")
     cross, line_key = cross[order], line_key[order]
     base = line_key[0::2] * stride
     width = (right + 1)[edge[order[0::2]]]
