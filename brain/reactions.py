@@ -29,6 +29,8 @@ from py_trees.common import Status
 
 from driver.events import EVENT_KINDS
 
+from .nodes.status import FAILURE, INVALID, RUNNING, SUCCESS
+
 if TYPE_CHECKING:  # brain.context imports this module for event_value_matches
     from brain.context import BrainContext
     from driver.events import RobotEvent
@@ -173,7 +175,7 @@ class ReactionRunner(Behaviour):
                     self.pending, self.pending_since = reaction, self.ctx.now()
                 return False
             log.info("reaction %s interrupts reaction %s", reaction.trigger, self.active.trigger)
-            self.active.root.stop(Status.INVALID)
+            self.active.root.stop(INVALID)
         self.replaced = self.active
         self._start(reaction)
         return True
@@ -203,7 +205,7 @@ class ReactionRunner(Behaviour):
     def clear(self) -> None:
         """Forget every reaction (the personality is being replaced)."""
         if self.active is not None:
-            self.active.root.stop(Status.INVALID)
+            self.active.root.stop(INVALID)
         self.active = self.pending = self.finished = None
 
     def initialise(self) -> None:
@@ -214,18 +216,18 @@ class ReactionRunner(Behaviour):
         """Tick the active reaction's subtree; SUCCESS on the tick it ends, FAILURE when idle."""
         self.finished = None
         if self.active is None:
-            return Status.FAILURE
+            return FAILURE
         root = self.active.root
         for _ in root.tick():
             pass
-        if root.status in (Status.SUCCESS, Status.FAILURE):
+        if root.status in (SUCCESS, FAILURE):
             log.info("reaction %s finished (%s)", self.active.trigger, root.status.value)
             self.finished, self.active = self.active, None
-            root.stop(Status.INVALID)
-            return Status.SUCCESS
-        return Status.RUNNING
+            root.stop(INVALID)
+            return SUCCESS
+        return RUNNING
 
     def terminate(self, new_status: Status) -> None:
         """Interrupted from above: stop the active reaction's subtree too."""
-        if new_status == Status.INVALID and self.active is not None:
-            self.active.root.stop(Status.INVALID)
+        if new_status == INVALID and self.active is not None:
+            self.active.root.stop(INVALID)

@@ -23,6 +23,7 @@ from py_trees.common import Status
 from brain.context import BrainContext
 
 from .composites import fast_tick, settle
+from .status import FAILURE, INVALID, RUNNING, SUCCESS
 
 __all__ = [
     "BackpackLights",
@@ -65,7 +66,7 @@ class ContextBehaviour(Behaviour):
 
     def run_tick(self) -> Status:
         """One tick (see :func:`brain.nodes.composites.fast_tick`); the status after it."""
-        if self.status is not Status.RUNNING:
+        if self.status is not RUNNING:
             self.initialise()
         settle(self, self.update())
         return self.status
@@ -78,7 +79,7 @@ class ContextBehaviour(Behaviour):
         """Record why the node failed (shown by tree displays) and return FAILURE."""
         self.feedback_message = why
         log.debug("%s: %s", self.name, why)
-        return Status.FAILURE
+        return FAILURE
 
     def describe(self, **info: Any) -> None:
         """Write what this node is doing into the context's branch description."""
@@ -120,19 +121,19 @@ class _Polled(ContextBehaviour):
             return self.fail(self._error)
         handle = self._handle
         if handle is None:
-            return Status.SUCCESS
+            return SUCCESS
         if not handle.done():
-            return Status.RUNNING
+            return RUNNING
         if handle.succeeded:
-            return Status.SUCCESS
+            return SUCCESS
         error = getattr(handle, "error", None)
         return self.fail(str(error) if error else "did not complete")
 
     def terminate(self, new_status: Status) -> None:
-        if new_status is Status.INVALID and self._handle is not None and not self._handle.done():
+        if new_status is INVALID and self._handle is not None and not self._handle.done():
             _cancel(self._handle)
             self.on_interrupt()
-        if new_status is not Status.RUNNING:
+        if new_status is not RUNNING:
             self._handle = None
 
     def on_interrupt(self) -> None:
@@ -212,7 +213,7 @@ class SetFaceExpression(ContextBehaviour):
             return self.fail(f"unknown face expression {self.expression!r}")
         except Exception as exc:
             return self.fail(f"{type(exc).__name__}: {exc}")
-        return Status.SUCCESS
+        return SUCCESS
 
 
 class SetHeadAngle(_Polled):
@@ -298,8 +299,8 @@ class _Timed(ContextBehaviour):
         left = self.ends_at - self.ctx.now()
         if left > 0:
             self.feedback_message = f"{left:.1f} s left"
-            return Status.RUNNING
-        return Status.SUCCESS
+            return RUNNING
+        return SUCCESS
 
 
 class Wait(_Timed):
@@ -377,7 +378,7 @@ class StopMotors(ContextBehaviour):
             self.ctx.robot.stop_all_motors()
         except Exception as exc:
             return self.fail(f"{type(exc).__name__}: {exc}")
-        return Status.SUCCESS
+        return SUCCESS
 
 
 class LookAround(ContextBehaviour):
@@ -432,10 +433,10 @@ class LookAround(ContextBehaviour):
             return self.fail("no robot")
         now = self.ctx.now()
         if now >= self.ends_at:
-            return Status.SUCCESS
+            return SUCCESS
         if self._action is not None:
             if not self._action.done():
-                return Status.RUNNING
+                return RUNNING
             self._action = None
             self._pause_until = now + self.ctx.rng.uniform(*self.pause_range_s)
         if now >= self._pause_until:
@@ -445,12 +446,12 @@ class LookAround(ContextBehaviour):
                 self.glances += 1
             except Exception as exc:
                 return self.fail(f"{type(exc).__name__}: {exc}")
-        return Status.RUNNING
+        return RUNNING
 
     def terminate(self, new_status: Status) -> None:
         if self._action is not None and not self._action.done():
             _cancel(self._action)
-        if self.status is Status.RUNNING:
+        if self.status is RUNNING:
             _stop_wheels(self.ctx, self._mark)
         self._action = None
 
@@ -554,7 +555,7 @@ class BackpackLights(ContextBehaviour):
             return self.fail(str(exc.args[0]))
         except Exception as exc:
             return self.fail(f"{type(exc).__name__}: {exc}")
-        return Status.SUCCESS
+        return SUCCESS
 
 
 class FireEmotionEvent(ContextBehaviour):
@@ -567,4 +568,4 @@ class FireEmotionEvent(ContextBehaviour):
     def update(self) -> Status:
         fired = self.ctx.fire_emotion(self.event)
         self.feedback_message = "fired" if fired else "not defined"
-        return Status.SUCCESS
+        return SUCCESS

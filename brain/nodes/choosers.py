@@ -39,6 +39,7 @@ from brain.graph import Graph
 
 from .composites import Selector, fast_tick, run_alone, run_decorator, stop_decorator, tick_child
 from .explain import and_list, label, num, structural_reason
+from .status import FAILURE, INVALID, RUNNING
 
 __all__ = ["ScoreSpec", "Scoring", "StartMoodGate", "StrictPriority", "WeightedRandom"]
 
@@ -104,16 +105,16 @@ class _OneOf(Composite):
 
     def run_tick(self) -> Status:
         """One tick: choose a child when not running (or rechoose), tick it; the status after it."""
-        if self.status is not Status.RUNNING:
+        if self.status is not RUNNING:
             for child in self.children:
-                if child.status is not Status.INVALID:
-                    child.stop(Status.INVALID)
+                if child.status is not INVALID:
+                    child.stop(INVALID)
             self.current_child = None
             self.initialise()
             index = self.choose() if self.children else None
             if index is None:
                 self.feedback_message = "nothing to choose"
-                self.stop(Status.FAILURE)
+                self.stop(FAILURE)
                 return self.status
             child = self._start(index)
         else:
@@ -121,14 +122,14 @@ class _OneOf(Composite):
             running = self.children.index(self.current_child)
             index = self.rechoose(running)
             if index != running:
-                self.current_child.stop(Status.INVALID)
+                self.current_child.stop(INVALID)
                 child = self._start(index)
             else:
                 child = self.current_child
         self.feedback_message = f"running {child.name}"
         tick_child(child)
-        if child.status is Status.RUNNING:
-            self.status = Status.RUNNING
+        if child.status is RUNNING:
+            self.status = RUNNING
         else:
             self.stop(child.status)
         return self.status
@@ -311,7 +312,7 @@ class StartMoodGate(Decorator):
 
     def run_tick(self) -> Status:
         """Gated while the start score is low (the child is left alone); else a decorator's tick."""
-        if self.status is not Status.RUNNING:
+        if self.status is not RUNNING:
             score = self.score()
             self._blocked = score < self.minimum
             if self._blocked:
@@ -324,7 +325,7 @@ class StartMoodGate(Decorator):
 
     def update(self) -> Status:
         if self._blocked:
-            return Status.FAILURE
+            return FAILURE
         self.feedback_message = ""
         return self.decorated.status
 

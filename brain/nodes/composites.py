@@ -29,6 +29,8 @@ from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from py_trees.decorators import Decorator
 
+from .status import FAILURE, INVALID, RUNNING, SUCCESS
+
 __all__ = ["Selector", "Sequence", "fast_tick", "run_alone", "run_decorator", "settle", "tick_child"]
 
 log = logging.getLogger(__name__)
@@ -55,7 +57,7 @@ def tick_child(child: Behaviour) -> Status:
 def run_decorator(node: Decorator) -> Status:
     """py_trees' decorator tick, without its debug line or generators: initialise when not
     running, tick the child, update, stop on a final status. The status after it."""
-    if node.status is not Status.RUNNING:
+    if node.status is not RUNNING:
         node.initialise()
     tick_child(node.decorated)
     settle(node, node.update())
@@ -65,7 +67,7 @@ def run_decorator(node: Decorator) -> Status:
 def run_alone(node: Behaviour) -> Status:
     """py_trees' leaf tick for a decorator deciding without its child (cooling down, gated),
     without its debug line: initialise when not running, update, settle. The status after it."""
-    if node.status is not Status.RUNNING:
+    if node.status is not RUNNING:
         node.initialise()
     settle(node, node.update())
     return node.status
@@ -75,10 +77,10 @@ def stop_decorator(node: Decorator, new_status: Status) -> None:
     """py_trees' decorator stop, without its debug line (the heartbeat stops dozens of decorators
     a second): terminate, stop the child on INVALID or when it is still running, take the status."""
     node.terminate(new_status)
-    if new_status == Status.INVALID:
+    if new_status == INVALID:
         node.decorated.stop(new_status)
-    if node.decorated.status == Status.RUNNING:
-        node.decorated.stop(Status.INVALID)
+    if node.decorated.status == RUNNING:
+        node.decorated.stop(INVALID)
     node.status = new_status
 
 
@@ -87,8 +89,8 @@ def settle(node: Behaviour, new_status: Status) -> None:
     taken as INVALID, a final status stops the node, and the node takes it."""
     if new_status not in _STATUSES:
         log.error("%s returned %r, not a status; taken as INVALID", node.name, new_status)
-        new_status = Status.INVALID
-    if new_status is not Status.RUNNING:
+        new_status = INVALID
+    if new_status is not RUNNING:
         node.stop(new_status)
     node.status = new_status
 
@@ -102,11 +104,11 @@ class Sequence(composites.Sequence):
         """One tick of the sequence; its status after it."""
         index = 0
         children = self.children
-        if self.status is not Status.RUNNING:
+        if self.status is not RUNNING:
             self.current_child = children[0] if children else None
             for child in children:
-                if child.status is not Status.INVALID:
-                    child.stop(Status.INVALID)
+                if child.status is not INVALID:
+                    child.stop(INVALID)
             self.initialise()
         elif self.memory and self.current_child is not None:
             index = children.index(self.current_child)
@@ -114,16 +116,16 @@ class Sequence(composites.Sequence):
             self.current_child = children[0] if children else None
         if not children:
             self.current_child = None
-            self.stop(Status.SUCCESS)
+            self.stop(SUCCESS)
             return self.status
         for child in itertools.islice(children, index, None):
             status = tick_child(child)
-            if status is not Status.SUCCESS:
+            if status is not SUCCESS:
                 if not self.memory:  # the children after it are no longer running
                     for later in itertools.islice(children, index + 1, None):
-                        if later.status is not Status.INVALID:
-                            later.stop(Status.INVALID)
-                if status is not Status.RUNNING:
+                        if later.status is not INVALID:
+                            later.stop(INVALID)
+                if status is not RUNNING:
                     self.stop(status)
                 else:
                     self.status = status
@@ -131,10 +133,10 @@ class Sequence(composites.Sequence):
             if index + 1 < len(children):
                 index += 1
                 self.current_child = children[index]
-        self.stop(Status.SUCCESS)
+        self.stop(SUCCESS)
         return self.status
 
-    def stop(self, new_status: Status = Status.INVALID) -> None:
+    def stop(self, new_status: Status = INVALID) -> None:
         _stop_composite(self, new_status)
 
 
@@ -146,52 +148,52 @@ class Selector(composites.Selector):
     def run_tick(self) -> Status:
         """One tick of the selector; its status after it."""
         children = self.children
-        if self.status is not Status.RUNNING:
+        if self.status is not RUNNING:
             self.current_child = children[0] if children else None
             self.initialise()
         if not children:
             self.current_child = None
-            self.stop(Status.FAILURE)
+            self.stop(FAILURE)
             return self.status
         index = 0
         if self.memory:
             assert self.current_child is not None
             index = children.index(self.current_child)
             for earlier in itertools.islice(children, None, index):
-                if earlier.status is not Status.INVALID:
-                    earlier.stop(Status.INVALID)
+                if earlier.status is not INVALID:
+                    earlier.stop(INVALID)
         previous = self.current_child
         for child in itertools.islice(children, index, None):
             status = tick_child(child)
-            if status is Status.RUNNING or status is Status.SUCCESS:
+            if status is RUNNING or status is SUCCESS:
                 self.current_child = child
                 if previous is None or previous is not child:
                     # it took over: everything of a lower priority stops
                     passed = False
                     for other in children:
-                        if passed and other.status is not Status.INVALID:
-                            other.stop(Status.INVALID)
+                        if passed and other.status is not INVALID:
+                            other.stop(INVALID)
                         passed = passed or other is child
-                if status is Status.SUCCESS:
+                if status is SUCCESS:
                     self.stop(status)
                 else:
                     self.status = status
                 return self.status
-        self.stop(Status.FAILURE)
+        self.stop(FAILURE)
         self.current_child = children[-1]
         return self.status
 
-    def stop(self, new_status: Status = Status.INVALID) -> None:
+    def stop(self, new_status: Status = INVALID) -> None:
         _stop_composite(self, new_status)
 
 
 def _stop_composite(node: composites.Composite, new_status: Status) -> None:
     """py_trees' composite stop without its debug line: on INVALID forget the current child and
     stop every child still going; terminate; take the status."""
-    if new_status is Status.INVALID:
+    if new_status is INVALID:
         node.current_child = None
         for child in node.children:
-            if child.status is not Status.INVALID:
+            if child.status is not INVALID:
                 child.stop(new_status)
     node.terminate(new_status)
     node.status = new_status

@@ -17,6 +17,7 @@ from driver.samples import RobotStatus
 
 from .actions import ContextBehaviour
 from .explain import ago, num
+from .status import FAILURE, SUCCESS
 
 __all__ = [
     "BatteryLow",
@@ -63,7 +64,7 @@ class _Condition(ContextBehaviour):
         if isinstance(result, str):
             return self.fail(result)
         self.feedback_message = "yes" if result else "no"
-        return Status.SUCCESS if result else Status.FAILURE
+        return SUCCESS if result else FAILURE
 
 
 class MoodAbove(_Condition):

@@ -31,6 +31,7 @@ from brain.context import BrainContext
 from .actions import ContextBehaviour, _cancel
 from .behavior_class import BehaviorClass, BehaviorSpec
 from .params import Param
+from .status import RUNNING, SUCCESS
 
 __all__ = ["CUBE_PLAY_CLASSES", "HELD_REACTIONS", "Clips", "CubeGame", "CubeLightsNode", "TapGame", "light_param",
            "triggers_param"]
@@ -162,8 +163,8 @@ class CubeLightsNode(ContextBehaviour):
                 return self.fail(f"no cube light animation {self.trigger!r}")
             return self.fail("no cube connected")
         if all(lights.playing(c) != self.trigger for c in self._lit):
-            return Status.SUCCESS
-        return Status.RUNNING
+            return SUCCESS
+        return RUNNING
 
     def terminate(self, new_status: Status) -> None:
         lights = self.ctx.cube_lights
@@ -257,8 +258,8 @@ class TapGame(CubeGame):
                     self._new_round()
         elif self.phase == "end" and self.clips.done():
             self._lights(None)
-            return Status.SUCCESS
-        return Status.RUNNING
+            return SUCCESS
+        return RUNNING
 
     def _new_round(self) -> None:
         self.round += 1
@@ -290,7 +291,7 @@ class TapGame(CubeGame):
 
     def terminate(self, new_status: Status) -> None:
         super().terminate(new_status)
-        if self.cube is not None and new_status is not Status.SUCCESS:
+        if self.cube is not None and new_status is not SUCCESS:
             self._lights(None)
 
 

@@ -17,6 +17,7 @@ from brain.context import BrainContext
 
 from .composites import fast_tick, run_alone, run_decorator, stop_decorator
 from .explain import structural_reason
+from .status import FAILURE, INVALID, RUNNING, SUCCESS
 
 __all__ = [
     "Cooldown",
@@ -126,7 +127,7 @@ class Cooldown(Explained):
         return max(0.0, self.seconds - (self.ctx.now() - self.last_ran))
 
     def run_tick(self) -> Status:
-        if self.status is not Status.RUNNING and self.remaining() > 0:
+        if self.status is not RUNNING and self.remaining() > 0:
             self._blocked = True
             return run_alone(self)
         self._blocked = False
@@ -138,20 +139,20 @@ class Cooldown(Explained):
     def update(self) -> Status:
         if self._blocked:
             self.feedback_message = f"cooling down, {self.remaining():.1f} s left"
-            return Status.FAILURE
-        if self.decorated.status in (Status.RUNNING, Status.SUCCESS):
+            return FAILURE
+        if self.decorated.status in (RUNNING, SUCCESS):
             self._ran = True
         self.feedback_message = ""
         return self.decorated.status
 
     def terminate(self, new_status: Status) -> None:
-        if self._ran and new_status is not Status.RUNNING:
+        if self._ran and new_status is not RUNNING:
             self.last_ran = self.ctx.now()
             self._ran = False
 
     def explain(self, passed: bool, depth: int = 0) -> str:
         """Failed while cooling down: how long is left; otherwise its child's reason."""
-        if not passed and self.remaining() > 0 and self.decorated.status is not Status.FAILURE:
+        if not passed and self.remaining() > 0 and self.decorated.status is not FAILURE:
             return f"cooling down, {self.remaining():.0f} s left"
         return structural_reason(self, passed, depth)
 
@@ -173,10 +174,10 @@ class Timeout(Explained):
         self.ends_at += paused_s
 
     def update(self) -> Status:
-        if self.decorated.status is Status.RUNNING and self.ctx.now() >= self.ends_at:
+        if self.decorated.status is RUNNING and self.ctx.now() >= self.ends_at:
             self.feedback_message = f"timed out after {self.seconds:g} s"
-            self.decorated.stop(Status.INVALID)
-            return Status.FAILURE
+            self.decorated.stop(INVALID)
+            return FAILURE
         return self.decorated.status
 
 
@@ -201,8 +202,8 @@ class Timer(Explained):
         self.ends_at += paused_s
 
     def update(self) -> Status:
-        if self.decorated.status is Status.RUNNING and self.ctx.now() >= self.ends_at:
+        if self.decorated.status is RUNNING and self.ctx.now() >= self.ends_at:
             self.feedback_message = f"ran its {self.seconds:g} s"
-            self.decorated.stop(Status.INVALID)
-            return Status.SUCCESS
+            self.decorated.stop(INVALID)
+            return SUCCESS
         return self.decorated.status

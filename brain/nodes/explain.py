@@ -24,9 +24,10 @@ from collections.abc import Collection, Iterator
 from typing import Any, Protocol, runtime_checkable
 
 from py_trees.behaviour import Behaviour
-from py_trees.common import Status
 from py_trees.composites import Composite, Parallel, Selector, Sequence
 from py_trees.decorators import Decorator, Inverter
+
+from .status import FAILURE, INVALID, RUNNING, SUCCESS
 
 __all__ = [
     "Chooser",
@@ -111,19 +112,19 @@ def structural_reason(node: Behaviour, passed: bool, depth: int = 0) -> str:
     if isinstance(node, Decorator):
         if passed:
             return reason(node.decorated, True, depth + 1)
-        if node.decorated.status is Status.FAILURE:
+        if node.decorated.status is FAILURE:
             return reason(node.decorated, False, depth + 1)
         return node.feedback_message or f"{label(node)} failed"
     if isinstance(node, Sequence):
         if passed:
             return "; ".join(_guards(node, depth)) or label(node)
-        failed = next((c for c in node.children if c.status is Status.FAILURE), None)
+        failed = next((c for c in node.children if c.status is FAILURE), None)
         return reason(failed, False, depth + 1) if failed is not None else f"{label(node)} failed"
     if isinstance(node, Selector):
         if passed:
-            chosen = next((c for c in node.children if c.status in (Status.SUCCESS, Status.RUNNING)), None)
+            chosen = next((c for c in node.children if c.status in (SUCCESS, RUNNING)), None)
             return reason(chosen, True, depth + 1) if chosen is not None else label(node)
-        reasons = [reason(c, False, depth + 1) for c in node.children if c.status is Status.FAILURE]
+        reasons = [reason(c, False, depth + 1) for c in node.children if c.status is FAILURE]
         return "; ".join(reasons) if reasons else f"{label(node)} failed"
     return label(node) if passed else failed_message(node)
 
@@ -132,7 +133,7 @@ def _guards(sequence: Sequence, depth: int) -> list[str]:
     """The conditions a sequence met before the child it runs (its guards)."""
     met = []
     for child in sequence.children:
-        if child.status is not Status.SUCCESS:
+        if child.status is not SUCCESS:
             break
         if is_condition(child) or isinstance(child, (Selector, Sequence)):
             met.append(reason(child, True, depth + 1))
@@ -144,12 +145,12 @@ def _guards(sequence: Sequence, depth: int) -> list[str]:
 
 def _running_child(node: Behaviour) -> Behaviour | None:
     if isinstance(node, Decorator):
-        return node.decorated if node.decorated.status is not Status.INVALID else None
+        return node.decorated if node.decorated.status is not INVALID else None
     if isinstance(node, Parallel):
-        return next((c for c in node.children if c.status is Status.RUNNING), None)
+        return next((c for c in node.children if c.status is RUNNING), None)
     if isinstance(node, Composite):
         child = node.current_child
-        return child if child is not None and child.status is not Status.INVALID else None
+        return child if child is not None and child.status is not INVALID else None
     return None
 
 
@@ -200,7 +201,7 @@ def selector_sentence(node: Selector, child: Behaviour) -> str:
     head = f"{label(node)} → {label(child)}"
     plain = not isinstance(child, (Composite, Decorator)) or is_chooser(child)
     because = "" if plain else reason(child, True)
-    beaten = [f"{label(c)} ({reason(c, False)})" for c in node.children[:index] if c.status is Status.FAILURE]
+    beaten = [f"{label(c)} ({reason(c, False)})" for c in node.children[:index] if c.status is FAILURE]
     later = [label(c) for c in node.children[index + 1:]]
     text = head + (f": {because}." if because and because != label(child) else ".")
     if beaten:

@@ -31,6 +31,7 @@ from .behavior_class import sequence_of as _seq
 from .composites import Selector
 from .decorators import FailureIsSuccess, Repeat
 from .params import Param
+from .status import SUCCESS
 from .world_actions import LookTowardsMotion, SearchForFaces, TrackFace, TurnTowardsFace
 from .world_conditions import MotionSeenWithin
 
@@ -114,7 +115,7 @@ class PounceCaught(ContextBehaviour):
         pitch = state.proprioception.pose.pitch_rad
         if lift > CATCH_LIFT_MM or pitch > CATCH_PITCH_RAD:
             self.feedback_message = f"caught: lift {lift:.1f} mm, pitch {pitch:.3f} rad"
-            return Status.SUCCESS
+            return SUCCESS
         return self.fail(f"missed: lift {lift:.1f} mm, pitch {pitch:.3f} rad")
 
 

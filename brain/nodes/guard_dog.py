@@ -33,6 +33,7 @@ from brain.context import BrainContext
 from .behavior_class import BehaviorClass, BehaviorSpec
 from .cube_play import CubeGame, light_param, triggers_param
 from .params import Param
+from .status import RUNNING, SUCCESS
 
 __all__ = ["GUARD_DOG_CLASSES", "GuardDog"]
 
@@ -129,8 +130,8 @@ class GuardDog(CubeGame):
             if self.clips.done():
                 self._light("")
                 self.ctx.fire_emotion(self.v["finalEmotionEvent"])
-                return Status.SUCCESS
-            return Status.RUNNING
+                return SUCCESS
+            return RUNNING
         if gone:
             self._end("a cube disconnected", *self.v["cubeDisconnectAnimTrigger"])
         elif self.phase == "setup":
@@ -146,7 +147,7 @@ class GuardDog(CubeGame):
                 self._enter("sleeping")
         else:
             self._guard(now, turned)
-        return Status.RUNNING
+        return RUNNING
 
     def _guard(self, now: float, turned: list[Any]) -> None:
         """Asleep (or stirring): watch the scores and the flips; busted, beaten or timed out."""
@@ -200,7 +201,7 @@ class GuardDog(CubeGame):
     def terminate(self, new_status: Status) -> None:
         super().terminate(new_status)
         self._stream(False)
-        if new_status is not Status.SUCCESS and self.cubes:
+        if new_status is not SUCCESS and self.cubes:
             self._light("")
 
 

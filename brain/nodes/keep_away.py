@@ -25,6 +25,7 @@ from brain.context import BrainContext
 from .behavior_class import BehaviorClass, BehaviorSpec
 from .cube_play import CubeGame, light_param, triggers_param
 from .params import Param
+from .status import RUNNING, SUCCESS
 
 __all__ = ["KEEP_AWAY_CLASSES", "KeepAway"]
 
@@ -89,7 +90,7 @@ class KeepAway(CubeGame):
         if self.phase == "end":
             if self.clips.done():
                 self._lights("")
-                return Status.SUCCESS
+                return SUCCESS
         elif self.phase == "wait":
             if self.still_at is not None and now - self.still_at >= self.wait_s and self.clips.done():
                 self.pounces += 1
@@ -111,7 +112,7 @@ class KeepAway(CubeGame):
                 self._lights(v["readyLights"])
                 self.clips.play(*v["getReadyAnimTrigger"])
                 self._enter("wait")
-        return Status.RUNNING
+        return RUNNING
 
     def _round(self, caught: bool) -> None:
         v = self.v
@@ -130,7 +131,7 @@ class KeepAway(CubeGame):
 
     def terminate(self, new_status: Status) -> None:
         super().terminate(new_status)
-        if new_status is not Status.SUCCESS:
+        if new_status is not SUCCESS:
             self._lights("")
 
 

@@ -22,6 +22,7 @@ from .composites import Sequence as SequenceNode
 from .conditions import current_orientation
 from .decorators import Explained
 from .params import Param
+from .status import RUNNING, SUCCESS
 
 __all__ = ["ORIENTATION_CLASSES", "PlayForOrientation", "WhileOrientation"]
 
@@ -53,24 +54,24 @@ class WhileOrientation(Explained):
         self._skip = current_orientation(self.ctx) is not None and not self._still()
 
     def run_tick(self) -> Status:
-        if self.status is not Status.RUNNING:
+        if self.status is not RUNNING:
             self.initialise()
             if self._skip:
                 self.feedback_message = "not lying that way"
-                self.stop(Status.SUCCESS)
+                self.stop(SUCCESS)
                 return self.status
-            self.status = Status.RUNNING  # so that the decorator's tick does not initialise again
+            self.status = RUNNING  # so that the decorator's tick does not initialise again
         return super().run_tick()
 
     def update(self) -> Status:
-        if self.decorated.status is Status.RUNNING:
-            return Status.RUNNING
+        if self.decorated.status is RUNNING:
+            return RUNNING
         self.runs += 1
         if self.runs < self.max_runs and self._still():
             self.feedback_message = f"still lying that way after {self.runs} tries"
-            return Status.RUNNING
+            return RUNNING
         self.feedback_message = f"done after {self.runs} tries"
-        return Status.SUCCESS
+        return SUCCESS
 
 
 class PlayForOrientation(_Polled):

@@ -30,6 +30,7 @@ from .behavior_class import str_param as _trigger
 from .composites import Sequence as SequenceNode
 from .decorators import Cooldown
 from .params import Param
+from .status import INVALID, RUNNING, SUCCESS
 from .world_actions import _face_target, aim_at
 
 __all__ = ["IDLE_S", "PEEKABOO_CLASSES", "PeekABooGame"]
@@ -154,19 +155,19 @@ class PeekABooGame(ContextBehaviour):
                     self._go(_Step.NO_ONE)
                 else:
                     self._go(_Step.GET_OUT)
-            return Status.RUNNING
+            return RUNNING
         if self._busy():
-            return Status.RUNNING
+            return RUNNING
         if step is _Step.GET_OUT:
             self.feedback_message = f"{self.total - self.left} of {self.total} peeks"
-            return Status.SUCCESS
+            return SUCCESS
         nxt = {_Step.GET_IN: _Step.TURN, _Step.TURN: _Step.REQUEST, _Step.REQUEST: _Step.WAIT_HIDE,
                _Step.SURPRISED: _Step.TURN, _Step.NO_ONE: _Step.TURN}[step]
         self._go(nxt)
-        return Status.RUNNING
+        return RUNNING
 
     def terminate(self, new_status: Status) -> None:
-        if new_status is Status.INVALID:
+        if new_status is INVALID:
             for handle in self._handles:
                 if not handle.done():
                     _cancel(handle)

@@ -36,6 +36,7 @@ from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_
 from .composites import Selector
 from .composites import Sequence as SequenceNode
 from .params import Param
+from .status import RUNNING, SUCCESS
 
 __all__ = ["ANSWER_KINDS", "LEG_DRAWS", "PLAY_CLASSES", "AnsweredSince", "Asked", "Explore", "WaitForAnswer"]
 
@@ -57,7 +58,7 @@ class Asked(ContextBehaviour):
 
     def update(self) -> Status:
         self.at = self.ctx.now()
-        return Status.SUCCESS
+        return SUCCESS
 
 
 def _answer(ctx: BrainContext, kinds: Sequence[str], since: float) -> str | None:
@@ -83,7 +84,7 @@ class AnsweredSince(ContextBehaviour):
         if kind is None:
             return self.fail("no answer yet")
         self.feedback_message = f"answered: {kind}"
-        return Status.SUCCESS
+        return SUCCESS
 
 
 class WaitForAnswer(ContextBehaviour):
@@ -121,11 +122,11 @@ class WaitForAnswer(ContextBehaviour):
         if kind is not None:
             self.answer = kind
             self.feedback_message = f"answered: {kind}"
-            return Status.SUCCESS
+            return SUCCESS
         left = self.ends_at - self.ctx.now()
         if left > 0:
             self.feedback_message = f"waiting for {', '.join(self.kinds)}: {left:.1f} s left"
-            return Status.RUNNING
+            return RUNNING
         return self.fail(f"nobody answered in {self.seconds:g} s")
 
 
@@ -183,21 +184,21 @@ class Explore(ContextBehaviour):
         try:
             if self._turn is not None:  # turning: then drive ahead
                 if not self._turn.done():
-                    return Status.RUNNING
+                    return RUNNING
                 self._turn = None
                 robot.drive_wheels(self.speed_mmps, self.speed_mmps)
                 self._mark = wheel_mark(self.ctx)
                 self._drive_until = now + self._leg_mm / self.speed_mmps
-                return Status.RUNNING
+                return RUNNING
             if self._drive_until is not None:  # driving: then stop and pause
                 if now < self._drive_until:
-                    return Status.RUNNING
+                    return RUNNING
                 robot.drive_wheels(0.0, 0.0)
                 self._drive_until = None
                 self.legs += 1
                 self._pause_until = now + self.ctx.rng.uniform(*self.pause_range_s)
             if now >= self.ends_at:
-                return Status.SUCCESS if self.legs else self.fail("no time for a leg")
+                return SUCCESS if self.legs else self.fail("no time for a leg")
             if now >= self._pause_until:
                 degrees, self._leg_mm = self._draw_leg()
                 self._turn = robot.turn_in_place(math.radians(degrees), speed=math.radians(120))
@@ -205,7 +206,7 @@ class Explore(ContextBehaviour):
         except Exception as exc:
             return self.fail(f"{type(exc).__name__}: {exc}")
         self.feedback_message = f"leg {self.legs + 1}, {max(0.0, self.ends_at - now):.0f} s left"
-        return Status.RUNNING
+        return RUNNING
 
     def _draw_leg(self) -> tuple[float, float]:
         """A turn (degrees) and a length (mm) that keep clear of the edges met, if one is drawn."""
@@ -234,7 +235,7 @@ class Explore(ContextBehaviour):
     def terminate(self, new_status: Status) -> None:
         if self._turn is not None and not self._turn.done():
             _cancel(self._turn)
-        if self.status is Status.RUNNING or self._drive_until is not None:
+        if self.status is RUNNING or self._drive_until is not None:
             _stop_wheels(self.ctx, self._mark)
         self._turn, self._drive_until = None, None
 

@@ -62,6 +62,7 @@ from .conditions import current_orientation
 from .decorators import Cooldown
 from .orientation_behaviors import WhileOrientation
 from .params import Param
+from .status import RUNNING, SUCCESS
 
 __all__ = ["REACTION_CLASSES", "DoubleTapped", "PlayForShake", "PlayFrustration", "RecalibrateIfTilted",
            "WaitForCalibration"]
@@ -134,13 +135,13 @@ class WaitForCalibration(ContextBehaviour):
         busy = _calibrating(self.ctx, self.since)
         if busy is not None and not busy:
             self.feedback_message = "calibrated"
-            return Status.SUCCESS
+            return SUCCESS
         if self.ctx.now() >= self.ends_at:
             log.warning("motor calibration did not finish within %g s", self.timeout_s)
             self.feedback_message = "calibration did not finish"
-            return Status.SUCCESS
+            return SUCCESS
         self.feedback_message = "waiting for the calibration" if busy is None else f"calibrating motors {sorted(busy)}"
-        return Status.RUNNING
+        return RUNNING
 
 
 class RecalibrateIfTilted(ContextBehaviour):
@@ -175,15 +176,15 @@ class RecalibrateIfTilted(ContextBehaviour):
 
     def update(self) -> Status:
         if self.asked_at is None:
-            return Status.SUCCESS
+            return SUCCESS
         for event in self.ctx.recent_events("motor_calibration", since=self.asked_at):
             if int(event.motor_id) == HEAD_MOTOR and not event.started:
                 self.feedback_message = "head calibrated"
-                return Status.SUCCESS
+                return SUCCESS
         if self.ctx.now() >= self.ends_at:
             log.warning("head calibration did not finish within %g s", self.timeout_s)
-            return Status.SUCCESS
-        return Status.RUNNING
+            return SUCCESS
+        return RUNNING
 
 
 class PlayFrustration(_Polled):
@@ -210,7 +211,7 @@ class PlayFrustration(_Polled):
 
     def update(self) -> Status:
         status = super().update()
-        if status is Status.SUCCESS and self.chosen is not None and self.chosen[2]:
+        if status is SUCCESS and self.chosen is not None and self.chosen[2]:
             self.ctx.fire_emotion(self.chosen[2])
         return status
 
@@ -283,7 +284,7 @@ class DoubleTapped(ContextBehaviour):
         for event in self.ctx.recent_events("cube_tapped", self.within_s):
             if int(getattr(event, "taps", 1)) >= 2:
                 self.feedback_message = f"cube {event.object_id} double-tapped"
-                return Status.SUCCESS
+                return SUCCESS
         return self.fail(f"no double tap within {self.within_s:g} s")
 
 

@@ -36,6 +36,7 @@ from brain.context import BrainContext
 from brain.reactions import Reaction, ReactionRunner
 
 from .composites import fast_tick, tick_child
+from .status import FAILURE, INVALID, RUNNING
 
 __all__ = ["ReactionRunner", "ReactiveRoot", "branch_of", "resume_tree", "suspend_tree"]
 
@@ -59,14 +60,14 @@ def suspend_tree(root: Behaviour, now: float) -> list[Behaviour]:
     stopped: list[Behaviour] = []
 
     def visit(node: Behaviour) -> None:
-        if node.status is not Status.RUNNING:
+        if node.status is not RUNNING:
             return
         hook = getattr(node, "on_suspend", None)
         if callable(hook):
             hook(now)
         if _is_leaf(node):
             if not getattr(node, "continues_after_suspend", False):
-                node.stop(Status.INVALID)
+                node.stop(INVALID)
                 stopped.append(node)
             return
         for child in _children(node):
@@ -79,7 +80,7 @@ def suspend_tree(root: Behaviour, now: float) -> list[Behaviour]:
 def resume_tree(root: Behaviour, now: float, paused_s: float) -> None:
     """Tell every node still RUNNING under ``root`` that the branch resumes after ``paused_s`` seconds."""
     def visit(node: Behaviour) -> None:
-        if node.status is not Status.RUNNING:
+        if node.status is not RUNNING:
             return
         hook = getattr(node, "on_resume", None)
         if callable(hook):
@@ -96,7 +97,7 @@ def branch_of(root: Behaviour) -> str:
     node = root
     while True:
         child = node.decorated if isinstance(node, Decorator) else getattr(node, "current_child", None)
-        if child is None or child.status is Status.INVALID:
+        if child is None or child.status is INVALID:
             break
         names.append(child.name)
         node = child
@@ -131,7 +132,7 @@ class ReactiveRoot(Composite):
         """Put ``tree`` under the reactions, replacing (and stopping) the previous one."""
         old = self.tree
         if old is not None:
-            old.stop(Status.INVALID)
+            old.stop(INVALID)
             self.remove_child(old)
         self.suspended_at = None
         self.add_child(tree)
@@ -140,30 +141,30 @@ class ReactiveRoot(Composite):
 
     def run_tick(self) -> Status:
         """Tick the running reaction, else the personality's tree; the status after it."""
-        if self.status is not Status.RUNNING:
+        if self.status is not RUNNING:
             self.initialise()
         runner, tree = self.runner, self.tree
         for _ in range(2):  # a reaction that ends may hand over to one that waited
             if runner.active is None and not runner.start_pending():
                 break
-            if tree is not None and tree.status is Status.RUNNING and self.suspended_at is None \
+            if tree is not None and tree.status is RUNNING and self.suspended_at is None \
                     and runner.active is not None:
                 self._suspend(tree, runner.active)
             tick_child(runner)
-            if runner.status is Status.RUNNING:
+            if runner.status is RUNNING:
                 self.current_child = runner
-                self.status = Status.RUNNING
+                self.status = RUNNING
                 return self.status
             self._after(tree, runner.finished)
         if self.suspended_at is not None and tree is not None:
             self._after(tree, None)  # the reaction vanished (cleared): start over
         if tree is None:
             self.current_child = None
-            self.status = Status.FAILURE
+            self.status = FAILURE
             return self.status
         tick_child(tree)
         self.current_child = tree
-        self.status = tree.status if tree.status is not Status.INVALID else Status.FAILURE
+        self.status = tree.status if tree.status is not INVALID else FAILURE
         return self.status
 
     def _suspend(self, tree: Behaviour, reaction: Reaction) -> None:
@@ -181,18 +182,18 @@ class ReactiveRoot(Composite):
         now = self.ctx.now()
         paused = now - self.suspended_at
         self.suspended_at = None
-        if finished is not None and finished.should_resume_last and tree.status is Status.RUNNING:
+        if finished is not None and finished.should_resume_last and tree.status is RUNNING:
             resume_tree(tree, now, paused)
             self.resumes += 1
             self.last_resumed = self.suspended_branch
             log.info("resuming %s after %.1f s", self.suspended_branch, paused)
         else:
-            tree.stop(Status.INVALID)
+            tree.stop(INVALID)
             self.restarts += 1
             why = f"reaction {finished.trigger} does not resume" if finished is not None else "reactions cleared"
             log.info("starting over (%s %s)", why, self.suspended_branch)
 
-    def stop(self, new_status: Status = Status.INVALID) -> None:
-        if new_status is Status.INVALID:
+    def stop(self, new_status: Status = INVALID) -> None:
+        if new_status is INVALID:
             self.suspended_at = None
         super().stop(new_status)

@@ -26,6 +26,7 @@ from .actions import BackpackLights, ContextBehaviour, FireEmotionEvent, _cancel
 from .behavior_class import EMOTION_EVENT, TRIGGER_ALIASES, BehaviorClass, BehaviorSpec
 from .composites import Sequence as SequenceNode
 from .params import Param
+from .status import RUNNING, SUCCESS
 
 __all__ = ["SLEEPER_CLASSES", "Awake", "SLEEPER_PARAMS", "WAKE_EVENT_KINDS", "SleepUntilWoken", "sleeper_node"]
 
@@ -164,34 +165,34 @@ class SleepUntilWoken(ContextBehaviour):
 
     def update(self) -> Status:
         if self._waking:
-            return Status.SUCCESS
+            return SUCCESS
         for kind in self.wake_on:
             for event in self.ctx.recent_events(kind, since=self.fell_asleep_at):
                 if getattr(event, "value", True) is False and kind != "button":
                     continue
                 self.woken_by = event
                 self.feedback_message = f"woken by {kind}"
-                return Status.SUCCESS
+                return SUCCESS
         now = self.ctx.now()
         if self._face_close(now):
             self.feedback_message = "woken by a face"
-            return Status.SUCCESS
+            return SUCCESS
         slept = now - self.fell_asleep_at - self.paused_s
         if self.max_s is not None and slept >= self.max_s:
             self.feedback_message = "nap over"
-            return Status.SUCCESS
+            return SUCCESS
         rhythm = self.ctx.rhythm
         if self._tired and not (rhythm is not None and rhythm.quiet):
             a = self.ctx.arousal
             if a.rested:
                 self.feedback_message = "rested"
-                return Status.SUCCESS
+                return SUCCESS
             if slept >= a.params.nap_max_s:
                 self.feedback_message = "nap over"
-                return Status.SUCCESS
+                return SUCCESS
         self._look_or_breathe(now)
         self.feedback_message = "looking up, still asleep" if self._peek_until is not None else "sleeping"
-        return Status.RUNNING
+        return RUNNING
 
     def _face_close(self, now: float) -> bool:
         """Whether a face close by has been in view, seen since it fell asleep, for ``wake_face_s``."""
@@ -266,9 +267,9 @@ class SleepUntilWoken(ContextBehaviour):
         if self.ctx.animations is not None:
             self.ctx.animations.set_idle_motion(still=False)
         a = self.ctx.arousal
-        if new_status is Status.SUCCESS and not self._waking:
+        if new_status is SUCCESS and not self._waking:
             a.set("drowsy", self.ctx.now(), self.feedback_message)
-        elif new_status is not Status.RUNNING and a.state == "asleep":
+        elif new_status is not RUNNING and a.state == "asleep":
             a.set("drowsy", self.ctx.now(), "interrupted")
 
 
@@ -287,7 +288,7 @@ class Awake(ContextBehaviour):
                 anims.set_idle_motion(still=False, pace=1.0)
             except Exception as exc:  # a face is not worth failing the wake-up for
                 log.debug("%s: could not open the eyes (%s)", self.name, exc)
-        return Status.SUCCESS
+        return SUCCESS
 
 
 def sleeper_node(name: str, ctx: BrainContext, max_s: float | None = None, wake_on: Sequence[str] | None = None,

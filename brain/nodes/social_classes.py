@@ -51,6 +51,7 @@ from .composites import Sequence as SequenceNode
 from .decorators import FailureIsSuccess
 from .params import Param
 from .play_behaviors import ANSWER_KINDS, AnsweredSince, Asked, WaitForAnswer
+from .status import RUNNING, SUCCESS
 from .world_actions import TurnTowardsFace
 
 __all__ = ["SOCIAL_CLASSES", "SONG_TRIGGERS", "PlaySong", "WaitForBump", "WaitPlayingIdle", "song_clip"]
@@ -103,7 +104,7 @@ class WaitPlayingIdle(WaitForAnswer):
 
     def update(self) -> Status:
         status = super().update()
-        if status is Status.RUNNING and self.idle_trigger and self.ctx.animations is not None:
+        if status is RUNNING and self.idle_trigger and self.ctx.animations is not None:
             if self._idle is None or self._idle.done():
                 try:
                     self._idle = self.ctx.animations.play_trigger(self.idle_trigger)
@@ -168,11 +169,11 @@ class WaitForBump(ContextBehaviour):
         self.bumped_by = self._bump()
         if self.bumped_by is not None:
             self.feedback_message = f"bumped: {self.bumped_by}"
-            return Status.SUCCESS
+            return SUCCESS
         if self._idle is None or self._idle.done() or self.ctx.now() - self._started > MAX_WAIT_S:
             return self.fail("not bumped")
         self.feedback_message = "waiting for a bump"
-        return Status.RUNNING
+        return RUNNING
 
     def terminate(self, new_status: Status) -> None:
         if self._idle is not None and not self._idle.done():

@@ -27,6 +27,7 @@ from driver.hardware import HEAD_MAX_RAD, HEAD_MIN_RAD, NECK_MM
 
 from .actions import ContextBehaviour, _cancel, _stop_wheels, wheel_mark
 from .decorators import Explained
+from .status import INVALID, RUNNING, SUCCESS
 
 __all__ = ["LookTowardsMotion", "SearchForFaces", "TrackFace", "TurnTowardsFace", "TurnTowardsGlimpse", "aim_at",
            "angle_diff"]
@@ -104,20 +105,20 @@ class _Aim(ContextBehaviour):
         if self._error is not None:
             return self.fail(self._error)
         if any(not a.done() for a in self._actions):
-            return Status.RUNNING
+            return RUNNING
         failed = [a for a in self._actions if not a.succeeded]
         if failed:
             error = getattr(failed[0], "error", None)
             return self.fail(str(error) if error else "did not get there")
-        return Status.SUCCESS
+        return SUCCESS
 
     def terminate(self, new_status: Status) -> None:
-        if new_status is Status.INVALID and any(not a.done() for a in self._actions):
+        if new_status is INVALID and any(not a.done() for a in self._actions):
             for action in self._actions:
                 if not action.done():
                     _cancel(action)
             _stop_wheels(self.ctx, self._mark)
-        if new_status is not Status.RUNNING:
+        if new_status is not RUNNING:
             self._actions = []
 
 
@@ -287,13 +288,13 @@ class SearchForFaces(ContextBehaviour):
         face = self._found()
         if face is not None:
             self.feedback_message = f"found face {face.face_id} after {self.ctx.now() - self._started:.1f} s"
-            return Status.SUCCESS
+            return SUCCESS
         now = self.ctx.now()
         if now >= self._ends_at:
             self._go_on = True
             return self.fail(f"no face found in {self.seconds:g} s ({self.rounds} scan rounds)")
         if any(not a.done() for a in self._doing) or now < self._pause_until:
-            return Status.RUNNING
+            return RUNNING
         if not self._steps:
             self._steps = self._round()
             self.rounds += 1
@@ -304,13 +305,13 @@ class SearchForFaces(ContextBehaviour):
         except Exception as exc:
             return self.fail(f"{type(exc).__name__}: {exc}")
         self.feedback_message = f"searching, round {self.rounds}"
-        return Status.RUNNING
+        return RUNNING
 
     def terminate(self, new_status: Status) -> None:
         if any(not a.done() for a in self._doing):
             for action in self._doing:
                 _cancel(action)
-        if self.status is Status.RUNNING:
+        if self.status is RUNNING:
             _stop_wheels(self.ctx, self._mark)
         self._doing = []
 
@@ -377,7 +378,7 @@ class TrackFace(Explained):
         self.feedback_message = f"following face {face.face_id}"
 
     def update(self) -> Status:
-        if self.decorated.status is Status.RUNNING and self.ctx.now() >= self._next_at:
+        if self.decorated.status is RUNNING and self.ctx.now() >= self._next_at:
             self._next_at = self.ctx.now() + self.ctx.rng.uniform(*self.period_s)
             self._aim()
         return self.decorated.status
@@ -386,6 +387,6 @@ class TrackFace(Explained):
         if self._lock is not None:
             self._lock.release()
             self._lock = None
-        if self._turning and new_status is Status.INVALID:
+        if self._turning and new_status is INVALID:
             _stop_wheels(self.ctx, self._mark)
         self._turning = False

@@ -147,27 +147,28 @@ class Session:
 
     def next_timer(self) -> float | None:
         """When :meth:`handle_timer` (and then :meth:`datagrams_to_send`) must run next, or None."""
+        # The earliest of a few deadlines, compared one by one: the link asks after everything it
+        # takes in or sends, dozens of times a second.
         state = self.state
-        if state is LinkState.CLOSED:
-            return None
-        times: list[float] = []
         if state is LinkState.CONNECTED:
-            times.append(self._lost_at())
-            if self._ping_at is not None:
-                times.append(self._ping_at)
-            if self._ack_at is not None:
-                times.append(self._ack_at)
+            t = self._lost_at()
+            ping, ack = self._ping_at, self._ack_at
+            if ping is not None and ping < t:
+                t = ping
+            if ack is not None and ack < t:
+                t = ack
             rtx = self._send.next_deadline(self.rtt.rto, self._unreleased_seq())
-            if rtx is not None:
-                times.append(rtx)
+            if rtx is not None and rtx < t:
+                t = rtx
             for stage in self._stages:
                 if stage.state == STAGE_PENDING:
-                    if not stage.external:
-                        times.append(stage.at)
+                    if not stage.external and stage.at < t:
+                        t = stage.at
                     break
-        elif self._retry_at is not None:
-            times.append(self._retry_at)
-        return min(times) if times else None
+            return t
+        if state is LinkState.CLOSED:
+            return None
+        return self._retry_at
 
     @property
     def pending_output(self) -> bool:
@@ -523,6 +524,8 @@ class Session:
 
     def _frames(self, seqd: list[Outstanding], oob: list[RawPacket], with_ack: bool) -> list[Frame]:
         """Pack packets into frames: each frame holds one contiguous run of sequence numbers."""
+        if not seqd and not oob and not with_ack:
+            return []  # nothing to send (most calls: the link asks after everything it takes in)
         ftype = FrameType.ENGINE if self.role is Role.ENGINE else FrameType.ROBOT
         ack = self._recv.last_in_order
         # Frames without sequenced packets name the next number on the wire: a clocked frame's
