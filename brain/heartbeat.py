@@ -335,11 +335,12 @@ class Heartbeat:
 _NOISY_EVENTS = (ev.AnimationStarted, ev.AnimationEnded, ev.MotorCalibration)
 _NOISY_FLAGS = (RobotStatus.IS_MOVING | RobotStatus.ARE_WHEELS_MOVING | RobotStatus.HEAD_IN_POS
                 | RobotStatus.LIFT_IN_POS | RobotStatus.IS_ANIMATING)
+_NOISY_BITS = int(_NOISY_FLAGS)  # an int: a Flag's & makes a new Flag through Python-level calls
 
 
 def _noise(e: ev.RobotEvent) -> bool:
     """Events too frequent to list in every snapshot (by type and status flag)."""
-    return isinstance(e, _NOISY_EVENTS) or (isinstance(e, ev.StatusChanged) and bool(e.flag & _NOISY_FLAGS))
+    return isinstance(e, _NOISY_EVENTS) or (isinstance(e, ev.StatusChanged) and bool(int(e.flag) & _NOISY_BITS))
 
 
 #: Events that bring the next beat forward: someone (or something) came into view.

@@ -73,6 +73,17 @@ __all__ = [
 ]
 
 
+# Enum members read once, as module names: on Python 3.11 reading one through its class goes
+# through the enum metaclass's attribute hook, about 0.1 µs, and the link reads them per datagram.
+_LINKSTATE_CLOSED = LinkState.CLOSED
+_LINKSTATE_CONNECTED = LinkState.CONNECTED
+_LINKSTATE_IDLE = LinkState.IDLE
+_LINKSTATE_LOST = LinkState.LOST
+_PACKETTYPE_DISCONNECT = PacketType.DISCONNECT
+_ROLE_ENGINE = Role.ENGINE
+_ROLE_ROBOT = Role.ROBOT
+
+
 class Impairment(Protocol):
     """A hook between the link and the socket, used by the simulator to inject network faults."""
 
@@ -241,15 +252,15 @@ class Link(asyncio.DatagramProtocol):
         :class:`LinkError` when ``timeout`` seconds pass without an answer (None: wait for ever);
         the link is then idle again.
         """
-        if self._transport is None or self.session.state is LinkState.CLOSED:
+        if self._transport is None or self.session.state is _LINKSTATE_CLOSED:
             raise LinkError("link is closed")
         loop = self._loop
         assert loop is not None and self._state_changed is not None
         self.session.connect(loop.time(), peer)
         self._after_input()
         deadline = None if timeout is None else loop.time() + timeout
-        while self.session.state is not LinkState.CONNECTED:
-            if self.session.state in (LinkState.IDLE, LinkState.CLOSED):
+        while self.session.state is not _LINKSTATE_CONNECTED:
+            if self.session.state in (_LINKSTATE_IDLE, _LINKSTATE_CLOSED):
                 raise LinkError("the connection was closed while connecting")
             remaining = None if deadline is None else deadline - loop.time()
             if remaining is not None and remaining <= 0:
@@ -274,21 +285,21 @@ class Link(asyncio.DatagramProtocol):
 
     async def disconnect(self, timeout: float = 0.5) -> None:
         """Send Disconnect (when connected), wait briefly for its ack, then send nothing more and close."""
-        if self._transport is None or self.session.state is LinkState.CLOSED:
+        if self._transport is None or self.session.state is _LINKSTATE_CLOSED:
             return
-        if self.session.state is LinkState.CONNECTED:
-            self.send(RawPacket(PacketType.DISCONNECT, b""))
+        if self.session.state is _LINKSTATE_CONNECTED:
+            self.send(RawPacket(_PACKETTYPE_DISCONNECT, b""))
             self.flush()
             assert self._loop is not None
             deadline = self._loop.time() + timeout
-            while self.session.in_flight and self.session.state is LinkState.CONNECTED \
+            while self.session.in_flight and self.session.state is _LINKSTATE_CONNECTED \
                     and self._loop.time() < deadline:
                 await asyncio.sleep(0.01)
         self.close()
 
     def close(self) -> None:
         """Stop all timers and close the transport at once."""
-        if self.session.state is LinkState.CLOSED and self._transport is None:
+        if self.session.state is _LINKSTATE_CLOSED and self._transport is None:
             return
         self._cancel_timers()
         self.session.close()
@@ -305,7 +316,7 @@ class Link(asyncio.DatagramProtocol):
     def send(self, packet: RawPacket) -> None:
         """Queue a packet; it leaves with this loop turn's flush (discarded while not connected)."""
         if self._capture is not None:
-            if self.session.state is LinkState.CLOSED:
+            if self.session.state is _LINKSTATE_CLOSED:
                 raise LinkError("link is closed")
             self._capture.append(packet)
             return
@@ -346,7 +357,7 @@ class Link(asyncio.DatagramProtocol):
             return
         self._take_released()
         now = loop.time()
-        clock = self._release_clock() if self.session.state is LinkState.CONNECTED else None
+        clock = self._release_clock() if self.session.state is _LINKSTATE_CONNECTED else None
         stage = self.session.stage_frame(packets, at, now, external=clock is not None)
         if self._flush_handle is not None:
             self._flush_handle.cancel()
@@ -444,7 +455,7 @@ class Link(asyncio.DatagramProtocol):
     @input_clock.setter
     def input_clock(self, clock: Callable[[float], float] | None) -> None:
         self._input_clock = clock
-        self._read_on_clock(self.session.state is LinkState.CONNECTED)
+        self._read_on_clock(self.session.state is _LINKSTATE_CONNECTED)
 
     def _arm_poll(self) -> None:
         """Keep one timer at the next read's time. Reads at one tick (the frame's, the beat's)
@@ -587,19 +598,19 @@ class Link(asyncio.DatagramProtocol):
 
     def _on_state_changed(self, event: StateChanged) -> None:
         old, new = event.old, event.new
-        if new is LinkState.LOST and self.role is Role.ENGINE:
+        if new is _LINKSTATE_LOST and self.role is _ROLE_ENGINE:
             log.warning("%s: %s: robot lost; reconnecting", self.name, event.reason)
-        elif new is LinkState.CONNECTED and self.role is Role.ROBOT:
+        elif new is _LINKSTATE_CONNECTED and self.role is _ROLE_ROBOT:
             log.info("%s: %s", self.name, event.reason)
             if self.clocked and self._flush_handle is None and self._loop is not None:
                 # the one answer a real robot gives off its radio clock: Connect, within a
                 # millisecond of the Reset (hardware.md §3)
                 self._flush_handle = self._loop.call_soon(self._flush)
-        elif new is LinkState.IDLE and old is LinkState.CONNECTED:
+        elif new is _LINKSTATE_IDLE and old is _LINKSTATE_CONNECTED:
             log.info("%s: %s", self.name, event.reason)
         else:
             log.debug("%s: %s -> %s (%s)", self.name, old.value, new.value, event.reason)
-        self._read_on_clock(new is LinkState.CONNECTED)  # a lost robot's Reset is heard at once
+        self._read_on_clock(new is _LINKSTATE_CONNECTED)  # a lost robot's Reset is heard at once
         if self._state_changed is not None:
             self._state_changed.set()
         if self.on_state is not None:

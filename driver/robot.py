@@ -46,6 +46,9 @@ if TYPE_CHECKING:  # the vision block at the end imports driver.vision only when
 
 log = logging.getLogger(__name__)
 
+#: The status flags a StatusChanged can name, in their order, with their bits.
+_STATUS_BITS = tuple((flag, int(flag)) for flag in RobotStatus)
+
 __all__ = ["Action", "ActionCancelled", "ActionFailed", "ActionTimeout", "Robot", "RobotError", "RobotInfo"]
 
 DEFAULT_ADDRESS: Address = ("172.31.1.1", 5551)
@@ -232,12 +235,13 @@ class Robot(RobotCubes, RobotConnection):
         self.state = sample
         self._resolve("state")
         if prev is not None and prev.status is not sample.status:  # a Flag value is one cached object
-            changed = prev.status ^ sample.status
-            if changed:
-                for flag in RobotStatus:
-                    if changed & flag:
-                        self._emit(ev.StatusChanged(sample.received_at, flag, bool(sample.status & flag),
-                                                    sample.status, prev.status))
+            # in ints: a Flag's own ^ and & make new Flags through Python-level calls
+            now_bits = int(sample.status)
+            changed = int(prev.status) ^ now_bits
+            for flag, bit in _STATUS_BITS:
+                if changed & bit:
+                    self._emit(ev.StatusChanged(sample.received_at, flag, bool(now_bits & bit),
+                                                sample.status, prev.status))
         for event in self.attitude.update(sample):
             log.info("%s: %s", self.name, describe(event))
             self._emit(event)

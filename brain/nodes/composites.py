@@ -35,7 +35,6 @@ __all__ = ["Selector", "Sequence", "fast_tick", "run_alone", "run_decorator", "s
 
 log = logging.getLogger(__name__)
 
-_STATUSES = frozenset(Status)
 
 
 def fast_tick(node: Any) -> Iterator[Behaviour]:
@@ -87,7 +86,7 @@ def stop_decorator(node: Decorator, new_status: Status) -> None:
 def settle(node: Behaviour, new_status: Status) -> None:
     """End a tick as py_trees does, without its debug line: a status that is not one is logged and
     taken as INVALID, a final status stops the node, and the node takes it."""
-    if new_status not in _STATUSES:
+    if new_status.__class__ is not Status:  # (a set's lookup would hash the member in Python)
         log.error("%s returned %r, not a status; taken as INVALID", node.name, new_status)
         new_status = INVALID
     if new_status is not RUNNING:

@@ -90,6 +90,26 @@ _LATE_RELEASE_S = 0.001
 ENGINE_FIRST_SEQ = 1
 
 
+# Enum members read once, as module names: on Python 3.11 reading one through its class goes
+# through the enum metaclass's attribute hook, about 0.1 µs, and the link reads them per datagram.
+_FRAMETYPE_ENGINE = FrameType.ENGINE
+_FRAMETYPE_FIN = FrameType.FIN
+_FRAMETYPE_PING = FrameType.PING
+_FRAMETYPE_RESET = FrameType.RESET
+_FRAMETYPE_ROBOT = FrameType.ROBOT
+_LINKSTATE_CLOSED = LinkState.CLOSED
+_LINKSTATE_CONNECTED = LinkState.CONNECTED
+_LINKSTATE_CONNECTING = LinkState.CONNECTING
+_LINKSTATE_IDLE = LinkState.IDLE
+_LINKSTATE_LOST = LinkState.LOST
+_PACKETTYPE_CONNECT = PacketType.CONNECT
+_PACKETTYPE_DISCONNECT = PacketType.DISCONNECT
+_PACKETTYPE_EVENT = PacketType.EVENT
+_PACKETTYPE_PING = PacketType.PING
+_ROLE_ENGINE = Role.ENGINE
+_ROLE_ROBOT = Role.ROBOT
+
+
 class Session:
     """The connection state machine of one end (see the module docstring for how to drive it).
 
@@ -119,10 +139,10 @@ class Session:
         #: engine: start again by itself after a loss
         self.reconnect = reconnect
         self.backoff = Backoff(retry_initial, retry_max)
-        self.state = LinkState.IDLE
+        self.state = _LINKSTATE_IDLE
         self.stats = LinkStats()
         self.rtt = RttEstimator()
-        self._first_seq = ENGINE_FIRST_SEQ if role is Role.ENGINE else 0
+        self._first_seq = ENGINE_FIRST_SEQ if role is _ROLE_ENGINE else 0
         self._send = SendWindow(window, self._first_seq)
         self._recv = ReceiveWindow(window)
         self._oob: list[RawPacket] = []
@@ -150,7 +170,7 @@ class Session:
         # The earliest of a few deadlines, compared one by one: the link asks after everything it
         # takes in or sends, dozens of times a second.
         state = self.state
-        if state is LinkState.CONNECTED:
+        if state is _LINKSTATE_CONNECTED:
             t = self._lost_at()
             ping, ack = self._ping_at, self._ack_at
             if ping is not None and ping < t:
@@ -166,7 +186,7 @@ class Session:
                         t = stage.at
                     break
             return t
-        if state is LinkState.CLOSED:
+        if state is _LINKSTATE_CLOSED:
             return None
         return self._retry_at
 
@@ -202,9 +222,9 @@ class Session:
 
     def connect(self, now: float, peer: Address | None = None) -> None:
         """Engine: start a new connection (a Reset now, repeated with backoff until the robot answers)."""
-        if self.role is not Role.ENGINE:
+        if self.role is not _ROLE_ENGINE:
             raise LinkError("only the engine end initiates a connection")
-        if self.state is LinkState.CLOSED:
+        if self.state is _LINKSTATE_CLOSED:
             raise LinkError("the connection is closed")
         if peer is not None:
             self.peer = (peer[0], peer[1])
@@ -212,35 +232,35 @@ class Session:
             raise LinkError("no robot address given")
         self._drop_connection()
         self._start_retrying(now)
-        self._set_state(LinkState.CONNECTING, f"connecting to {self.peer[0]}:{self.peer[1]}")
+        self._set_state(_LINKSTATE_CONNECTING, f"connecting to {self.peer[0]}:{self.peer[1]}")
         self._attempt(now)
 
     def forget(self, reason: str) -> None:
         """Drop the connection and the peer's claim on it, without a word to the peer (a reboot)."""
-        if self.state is LinkState.CLOSED:
+        if self.state is _LINKSTATE_CLOSED:
             return
         self._drop_connection()
         self._retry_at = None
-        if self.role is Role.ROBOT:
+        if self.role is _ROLE_ROBOT:
             self.peer = None
-        self._set_state(LinkState.IDLE, reason)
+        self._set_state(_LINKSTATE_IDLE, reason)
 
     def close(self) -> None:
         """Closed for good: nothing goes out or comes in any more."""
-        if self.state is LinkState.CLOSED:
+        if self.state is _LINKSTATE_CLOSED:
             return
         self._drop_connection()
         self._retry_at = None
-        self._set_state(LinkState.CLOSED, "closed")
+        self._set_state(_LINKSTATE_CLOSED, "closed")
 
     def send(self, packet: RawPacket) -> None:
         """Queue a packet: sequenced ones go through the window, out-of-band ones with the next frame."""
-        if self.state is not LinkState.CONNECTED:
-            if self.state is LinkState.CLOSED:
+        if self.state is not _LINKSTATE_CONNECTED:
+            if self.state is _LINKSTATE_CLOSED:
                 raise LinkError("the connection is closed")
             self.stats.discarded_packets += 1
             return
-        if packet.type >= PacketType.EVENT:
+        if packet.type >= _PACKETTYPE_EVENT:
             self._oob.append(packet)
         else:
             self._send.queue(packet)
@@ -255,8 +275,8 @@ class Session:
         """
         if not packets:
             return None
-        if self.state is not LinkState.CONNECTED or self.peer is None:
-            if self.state is LinkState.CLOSED:
+        if self.state is not _LINKSTATE_CONNECTED or self.peer is None:
+            if self.state is _LINKSTATE_CLOSED:
                 raise LinkError("the connection is closed")
             self.stats.discarded_packets += len(packets)
             return None
@@ -264,7 +284,7 @@ class Session:
             self._ready.extend((data, self.peer) for data in self._pack(now))
         oob: list[RawPacket] = []
         for pkt in packets:
-            if pkt.type >= PacketType.EVENT:
+            if pkt.type >= _PACKETTYPE_EVENT:
                 oob.append(pkt)
             else:
                 self._send.queue(pkt)  # behind anything still waiting, so numbers stay in order
@@ -282,7 +302,7 @@ class Session:
 
     def stage_released(self, stage: Stage) -> None:
         """A release thread sent ``stage``: account for it; what waited behind it may now go."""
-        if stage.state != STAGE_SENT or self.state is LinkState.CLOSED:
+        if stage.state != STAGE_SENT or self.state is _LINKSTATE_CLOSED:
             return
         self._account(stage)
         if self._send.backlog and not self.stages_pending:
@@ -292,7 +312,7 @@ class Session:
 
     def receive_datagram(self, data: bytes, addr: Address, now: float) -> None:
         """Take one datagram from ``addr``."""
-        if self.state is LinkState.CLOSED:
+        if self.state is _LINKSTATE_CLOSED:
             return
         addr = (addr[0], addr[1])
         try:
@@ -300,8 +320,8 @@ class Session:
         except DecodeError:
             self.stats.dropped_malformed += 1
             return
-        if self.role is Role.ROBOT and frame.type == FrameType.RESET:
-            if self.peer is None or self.state is not LinkState.CONNECTED or addr == self.peer:
+        if self.role is _ROLE_ROBOT and frame.type == _FRAMETYPE_RESET:
+            if self.peer is None or self.state is not _LINKSTATE_CONNECTED or addr == self.peer:
                 self._accept_reset(addr, now)
             else:
                 self.stats.dropped_foreign += 1
@@ -309,15 +329,15 @@ class Session:
         if self.peer is None or addr != self.peer:
             self.stats.dropped_foreign += 1
             return
-        if self.state is not LinkState.CONNECTED:
-            if (self.role is Role.ROBOT or self._retry_at is None
-                    or not any(p.type == PacketType.CONNECT for p in frame.packets)):
+        if self.state is not _LINKSTATE_CONNECTED:
+            if (self.role is _ROLE_ROBOT or self._retry_at is None
+                    or not any(p.type == _PACKETTYPE_CONNECT for p in frame.packets)):
                 # Not connected (yet): only the answer to our Reset counts; the rest is stale.
                 self.stats.dropped_stale += 1
                 return
         self._last_rx = now
         self.stats.received_frames += 1
-        if frame.type == FrameType.FIN:
+        if frame.type == _FRAMETYPE_FIN:
             self._peer_closed(now, "the peer closed the connection")
             return
         if frame.ack != OOB_SEQ:
@@ -330,9 +350,9 @@ class Session:
                 self._want_flush = True
         for pkt in frame.packets:
             self.stats.received_packets += 1
-            if pkt.type == PacketType.PING:
+            if pkt.type == _PACKETTYPE_PING:
                 self._on_ping(pkt, now)
-            elif pkt.type >= PacketType.EVENT:
+            elif pkt.type >= _PACKETTYPE_EVENT:
                 self._deliver(pkt)
             else:
                 if self._ack_at is None:
@@ -340,7 +360,7 @@ class Session:
                 recv = self._recv
                 before, before_oow = recv.duplicates, recv.out_of_window
                 for ready in recv.receive(pkt):
-                    if ready.type == PacketType.DISCONNECT:
+                    if ready.type == _PACKETTYPE_DISCONNECT:
                         self._deliver(ready)
                         # Acknowledge the goodbye at once (the peer waits for it), then forget.
                         goodbye = [(encode_frame(f), addr) for f in self._frames([], [], True)]
@@ -348,7 +368,7 @@ class Session:
                         self._ready.extend(goodbye)
                         self._want_flush = True
                         return
-                    if ready.type == PacketType.CONNECT and self.role is Role.ENGINE:
+                    if ready.type == _PACKETTYPE_CONNECT and self.role is _ROLE_ENGINE:
                         self._on_connect(now)
                     self._deliver(ready)
                 self.stats.duplicate_packets += recv.duplicates - before
@@ -357,9 +377,9 @@ class Session:
     def handle_timer(self, now: float) -> None:
         """Do what is due at ``now``: notice a silent peer, repeat a Reset, ping."""
         state = self.state
-        if state is LinkState.CONNECTED:
+        if state is _LINKSTATE_CONNECTED:
             if now >= self._lost_at():
-                if self.role is Role.ENGINE:
+                if self.role is _ROLE_ENGINE:
                     self._lose(now, f"no frames from the robot for {self.lost_after:.1f} s")
                 else:
                     self.forget(f"engine silent for {self.lost_after:.1f} s, dropping the connection")
@@ -375,7 +395,7 @@ class Session:
         out = self._ready
         self._ready = []
         peer = self.peer
-        if self.state is LinkState.CONNECTED and peer is not None:
+        if self.state is _LINKSTATE_CONNECTED and peer is not None:
             if self._stages:
                 self._release_due(now, out)
             out.extend((data, peer) for data in self._pack(now))
@@ -391,9 +411,9 @@ class Session:
         self._events.append(PacketReceived(pkt))
 
     def _on_ping(self, pkt: RawPacket, now: float) -> None:
-        if self.role is Role.ROBOT:
+        if self.role is _ROLE_ROBOT:
             # The robot echoes pings back, out of band, inside a robot frame.
-            self._oob.append(RawPacket(PacketType.PING, pkt.body))
+            self._oob.append(RawPacket(_PACKETTYPE_PING, pkt.body))
             self._want_flush = True
             return
         if len(pkt.body) < _PING.size:
@@ -412,30 +432,30 @@ class Session:
 
     def _on_connect(self, now: float) -> None:
         """Engine: the robot's Connect arrived; the connection is up."""
-        if self.state is LinkState.CONNECTED:
+        if self.state is _LINKSTATE_CONNECTED:
             return
         self._retry_at = None
         self.backoff.reset()
         self._ping_at = now  # the first ping at once: it measures the round trip
         self.stats.connections += 1
-        self._set_state(LinkState.CONNECTED, "the robot answered")
+        self._set_state(_LINKSTATE_CONNECTED, "the robot answered")
 
     def _accept_reset(self, addr: Address, now: float) -> None:
         """Robot end: an engine says hello; start a fresh connection and answer Connect."""
-        if self.state is LinkState.CONNECTED:
-            self._set_state(LinkState.IDLE, "the engine started a new connection")
+        if self.state is _LINKSTATE_CONNECTED:
+            self._set_state(_LINKSTATE_IDLE, "the engine started a new connection")
         self.peer = addr
         self._drop_connection()
         self._recv.reset(ENGINE_FIRST_SEQ)
         self._last_rx = now
         # Connect must be the first sequenced packet, before anything the state change triggers.
-        self._send.queue(RawPacket(PacketType.CONNECT, b""))
+        self._send.queue(RawPacket(_PACKETTYPE_CONNECT, b""))
         self._want_flush = True
         self.stats.connections += 1
-        self._set_state(LinkState.CONNECTED, f"reset from {addr[0]}:{addr[1]}")
+        self._set_state(_LINKSTATE_CONNECTED, f"reset from {addr[0]}:{addr[1]}")
 
     def _peer_closed(self, now: float, reason: str) -> None:
-        if self.role is Role.ENGINE:
+        if self.role is _ROLE_ENGINE:
             self._lose(now, reason)
         else:
             self.forget(reason)
@@ -450,7 +470,7 @@ class Session:
         """Engine: the connection is gone; reconnect with backoff (unless told not to)."""
         self._drop_connection()
         self._retry_at = None
-        self._set_state(LinkState.LOST, reason)
+        self._set_state(_LINKSTATE_LOST, reason)
         if self.reconnect:
             self._start_retrying(now)
             self._attempt(now)
@@ -463,7 +483,7 @@ class Session:
     def _attempt(self, now: float) -> None:
         """Send one Reset; schedule the next; report a new backoff step."""
         assert self.peer is not None
-        self._ready.append((encode_frame(Frame(FrameType.RESET, 0, 0, OOB_SEQ)), self.peer))
+        self._ready.append((encode_frame(Frame(_FRAMETYPE_RESET, 0, 0, OOB_SEQ)), self.peer))
         self.stats.resets_sent += 1
         waited = self._waited
         wait = self.backoff.step()
@@ -501,7 +521,7 @@ class Session:
         body = _PING.pack(now * 1000.0, self._ping_counter & 0xFFFFFFFF, 0, 0)
         self._ping_counter += 1
         self.stats.pings_sent += 1
-        frame = Frame(FrameType.PING, OOB_SEQ, OOB_SEQ, self._recv.last_in_order, [RawPacket(PacketType.PING, body)])
+        frame = Frame(_FRAMETYPE_PING, OOB_SEQ, OOB_SEQ, self._recv.last_in_order, [RawPacket(_PACKETTYPE_PING, body)])
         assert self.peer is not None
         self._ready.append((encode_frame(frame), self.peer))
 
@@ -526,7 +546,7 @@ class Session:
         """Pack packets into frames: each frame holds one contiguous run of sequence numbers."""
         if not seqd and not oob and not with_ack:
             return []  # nothing to send (most calls: the link asks after everything it takes in)
-        ftype = FrameType.ENGINE if self.role is Role.ENGINE else FrameType.ROBOT
+        ftype = _FRAMETYPE_ENGINE if self.role is _ROLE_ENGINE else _FRAMETYPE_ROBOT
         ack = self._recv.last_in_order
         # Frames without sequenced packets name the next number on the wire: a clocked frame's
         # numbers are assigned already but not sent yet.
