@@ -37,6 +37,16 @@ log = logging.getLogger("driver.robot")
 __all__ = ["RobotConnection", "RobotError"]
 
 
+# Enum members read once, as module names: on Python 3.11 reading one through its class goes
+# through the enum metaclass's attribute hook, about 0.1 µs, on paths taken many times a second.
+_LINKSTATE_CLOSED = LinkState.CLOSED
+_LINKSTATE_CONNECTED = LinkState.CONNECTED
+_LINKSTATE_CONNECTING = LinkState.CONNECTING
+_LINKSTATE_IDLE = LinkState.IDLE
+_LINKSTATE_LOST = LinkState.LOST
+_ROLE_ENGINE = Role.ENGINE
+
+
 class RobotError(RuntimeError):
     """The robot could not be reached or did not complete the start-up sequence."""
 
@@ -90,7 +100,7 @@ class RobotConnection:
         deadline = None if self.connect_timeout_s is None else loop.time() + self.connect_timeout_s
         if self.link is None:
             self.link = await (open_link or Link.open)(
-                Role.ENGINE, self.local_addr, peer=self.address, on_packet=self._on_packet,
+                _ROLE_ENGINE, self.local_addr, peer=self.address, on_packet=self._on_packet,
                 on_state=self._on_link_state, lost_after=self.lost_after, retry_initial=self.reconnect_initial_s,
                 retry_max=self.reconnect_max_s, name=self.name,
             )
@@ -178,28 +188,28 @@ class RobotConnection:
     @property
     def connected(self) -> bool:
         """True while the link is up and the start-up sequence has run on it."""
-        return self._ready and self.link is not None and self.link.state is LinkState.CONNECTED
+        return self._ready and self.link is not None and self.link.state is _LINKSTATE_CONNECTED
 
     def _on_link_state(self, old: LinkState, new: LinkState) -> None:
         loop = asyncio.get_running_loop()
         now = loop.time()
-        if new is LinkState.CONNECTED:
+        if new is _LINKSTATE_CONNECTED:
             self._begin_start_up()
             if self._in_connect or self._closed:
                 return  # connect() runs the start-up itself
-            if old is LinkState.LOST:
+            if old is _LINKSTATE_LOST:
                 self._emit(ev.RobotRecovered(now))
             if self._resume is not None:
                 self._resume.cancel()
             self._resume = loop.create_task(self._reconnected(), name=f"{self.name}-reconnect")
             self._resume.add_done_callback(self._resume_done)
             return
-        if old is LinkState.CONNECTED:
+        if old is _LINKSTATE_CONNECTED:
             self._startup.fail("the robot was lost during the start-up sequence")
             if self._resume is not None:
                 self._resume.cancel()
                 self._resume = None
-        if new is LinkState.LOST:
+        if new is _LINKSTATE_LOST:
             was_up = self._ready
             self._ready = False
             for action in list(self._actions.values()):
@@ -208,8 +218,8 @@ class RobotConnection:
                 self.losses += 1
                 self._lost_at = now
                 self._emit(ev.RobotLost(now, silent_for_s=self.lost_after))
-        elif new in (LinkState.CLOSED, LinkState.IDLE) and old is not LinkState.CONNECTING:
-            if self._ready or new is LinkState.CLOSED:
+        elif new in (_LINKSTATE_CLOSED, _LINKSTATE_IDLE) and old is not _LINKSTATE_CONNECTING:
+            if self._ready or new is _LINKSTATE_CLOSED:
                 self._ready = False
                 self._emit(ev.Disconnected(now))
 

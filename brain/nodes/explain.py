@@ -64,8 +64,9 @@ class Chooser(Protocol):
 
 
 def is_chooser(node: Behaviour) -> bool:
-    """Whether ``node`` is a :class:`Chooser`."""
-    return isinstance(node, Chooser)
+    """Whether ``node`` is a :class:`Chooser`: what ``isinstance(node, Chooser)`` says, without
+    the protocol's own check (microseconds, and the heartbeat asks for every node it passes)."""
+    return getattr(node, "decision", None) is not None
 
 
 def _children(node: Behaviour) -> list[Behaviour]:

@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 __all__ = ["ClipFrame", "OnAir"]
 
 
+# Enum members read once, as module names: on Python 3.11 reading one through its class goes
+# through the enum metaclass's attribute hook, about 0.1 µs, on paths taken many times a second.
+_FIT_LOOP = Fit.LOOP
+
+
 @dataclass
 class ClipFrame:
     """What the clip on air puts into one frame (besides the packets appended to ``out``).
@@ -74,7 +79,7 @@ class OnAir:
                        audio_resolver=audio_resolver, sprite_resolver=sprite_resolver)
         tl1 = tl0
         fit = pb.params.fit_for(clip, tl0.frames * FRAME_MS)
-        if fit is Fit.LOOP:
+        if fit is _FIT_LOOP:
             tl1 = Timeline(clip, pb.params, head_start_deg=tl0.head.end_value if tl0.head else head_deg,
                            lift_start_mm=tl0.lift.end_value if tl0.lift else lift_mm, audio=pb.audio,
                            audio_resolver=audio_resolver, sprite_resolver=sprite_resolver)
@@ -83,7 +88,7 @@ class OnAir:
         total: int | None = tl0.frames
         if pb.params.duration_ms is not None and fit is not None:
             total = max(1, int(round(pb.params.duration_ms / FRAME_MS)))
-        elif fit is Fit.LOOP:
+        elif fit is _FIT_LOOP:
             total = None  # loop until cancelled
         self.pb = pb
         self.tl0 = tl0
@@ -117,7 +122,7 @@ class OnAir:
         n0 = self.tl0.frames
         if g < n0:
             return self.tl0, g, False
-        if self.fit is Fit.LOOP:
+        if self.fit is _FIT_LOOP:
             return self.tl1, (g - n0) % self.tl1.frames, False
         return self.tl0, n0 - 1, True
 
