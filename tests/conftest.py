@@ -104,3 +104,13 @@ def _write_bytecode() -> None:
 def _no_user_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Keep a developer's own ~/.config/cozmo-brain/config.yaml out of the tests (and their subprocesses)."""
     os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg-config-home"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sound_cache_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The daemons the tests start keep their converted sounds in a cache of the test run's own
+    (the workers share it: its files are written whole and renamed), never in the developer's
+    ~/.cache; the first daemon converts, the others read."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # one folder per test run
+    os.environ["XDG_CACHE_HOME"] = str(shared / "xdg-cache-home")

@@ -31,6 +31,8 @@ from typing import Any
 
 import yaml
 
+from driver.animation.sound_cache import default_sound_cache
+
 from . import paths
 
 __all__ = [
@@ -115,6 +117,9 @@ class Config:
     #: ``run --record``: size of one recording file (MB) before it rotates, and older files kept
     record_max_mb: float = 20.0
     record_files: int = 5
+    #: where converted sounds are kept between runs (None: converted at every start; see
+    #: driver.animation.sound_cache)
+    sound_cache: Path | None = field(default_factory=default_sound_cache)
     #: ``run``'s dashboard: served at this ``HOST:PORT`` (None: off unless ``--dashboard`` asks)
     dashboard_address: str | None = None
     #: the token every dashboard request must carry; required on any address but the loopback's own
@@ -286,7 +291,7 @@ class _Fields:
 
 
 TOP_LEVEL = ("robot", "personality", "resources", "heartbeat_hz", "frame_clock", "logging", "dashboard", "record",
-             "vision")
+             "vision", "sound_cache")
 ROBOT_KEYS = ("host", "port", "lost_after_s", "reconnect_initial_s", "reconnect_max_s", "connect_timeout_s")
 
 
@@ -345,6 +350,15 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         cfg.record_max_mb = fields.number(record, "max_mb", float, 0.01, 100_000)
     if "files" in record:
         cfg.record_files = fields.number(record, "files", int, 0, 1000)
+    if "sound_cache" in data:
+        value = data["sound_cache"]
+        if value is None or value is False:
+            cfg.sound_cache = None
+        elif isinstance(value, str) and value:
+            cfg.sound_cache = (base / os.path.expanduser(value)).resolve()
+        else:
+            raise ConfigError(f"{top.where('sound_cache')}: expected a folder, or false to convert sounds "
+                              f"at every start, got {value!r}")
     _read_dashboard(cfg, data.get("dashboard"), top)
     cfg.vision = _read_vision(data.get("vision"), top)
     logging_cfg = top.mapping(data, "logging", "level")

@@ -157,7 +157,8 @@ class Daemon:
         stack = BrainStack(
             cfg.personality, cfg.resource_roots(), heartbeat_hz=cfg.heartbeat_hz, robot=RobotOptions.from_config(cfg),
             controller_options={"release_priority": cfg.frame_clock_priority or None,
-                                "release_cpu": cfg.frame_clock_cpu})
+                                "release_cpu": cfg.frame_clock_cpu},
+            sound_cache=cfg.sound_cache)
         simulator: Any = None
         recorder: Any = None
         try:

@@ -93,12 +93,14 @@ class BrainStack:
     personality's schedule (``simulate`` runs a simulated day). ``preload_sounds`` False leaves
     every sound to be converted when a clip first asks for it: on a virtual clock that costs no
     simulated time, so converting the voice at every pitch up front would be work nobody sees.
+    ``sound_cache`` is the folder where converted sounds are kept between runs (None: none).
     """
 
     def __init__(self, personality: Path, roots: list[Path], *, heartbeat_hz: float,
                  robot: RobotOptions | None = None, controller_options: dict[str, Any] | None = None,
                  seed: int | None = None, resource_loader: Callable[[list[Path]], Any] = load_resources,
-                 day_clock: Callable[[], float] | None = None, preload_sounds: bool = True) -> None:
+                 day_clock: Callable[[], float] | None = None, preload_sounds: bool = True,
+                 sound_cache: Path | None = None) -> None:
         self.personality = personality
         self.roots = roots
         self.heartbeat_hz = heartbeat_hz
@@ -108,6 +110,7 @@ class BrainStack:
         self.resource_loader = resource_loader
         self.day_clock = day_clock
         self.preload_sounds = preload_sounds
+        self.sound_cache = sound_cache
         self.resources: Any = None
         self.robot: Robot | None = None
         self.controller: AnimationController | None = None
@@ -137,7 +140,7 @@ class BrainStack:
                                               **self.controller_options)
         # before the robot is contacted: the personality starts as soon as the robot answers
         if self.preload_sounds:
-            preload_voice(self.controller)
+            preload_voice(self.controller, self.sound_cache)
         if before_connect is not None:
             before_connect(self.robot)
         try:
@@ -179,9 +182,11 @@ class BrainStack:
             await self.robot.disconnect()
 
 
-def preload_voice(controller: AnimationController) -> None:
+def preload_voice(controller: AnimationController, cache: Path | None = None) -> None:
     """Convert the resources' sounds now, at every pitch the mood can give the voice, so no clip waits
     for a conversion on the event loop while the robot runs (before the frame clock starts).
+    With a ``cache`` folder the conversions of earlier runs are read from it and new ones kept
+    there (:mod:`driver.animation.sound_cache`).
 
     The resampling's scratch memory is handed back to the system afterwards: freed but kept by the
     allocator, it was a megabyte of the daemon's resident size for the rest of its life.
@@ -196,11 +201,18 @@ def preload_voice(controller: AnimationController) -> None:
     if not isinstance(library, SoundLibrary):
         return
     started = time.perf_counter()
+    if cache is not None:
+        from driver.animation.sound_cache import SoundCache
+
+        library.disk_cache = SoundCache(cache)
     pitches = {0.0, *(voice_pitch(mood) for mood in VOICE_PITCH)}
     count = library.preload(pitches)
     give_back_free_memory()
     if count:
-        log.debug("%d sounds ready at %d pitches in %.2f s", count, len(pitches), time.perf_counter() - started)
+        disk = library.disk_cache
+        kept = f" ({disk.hits} from {disk.folder}, {disk.writes} converted and kept there)" if disk is not None else ""
+        log.info("%d sounds ready at %d pitches in %.2f s%s", count, len(pitches), time.perf_counter() - started,
+                 kept)
 
 
 def give_back_free_memory() -> None:

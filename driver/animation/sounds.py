@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from . import audio
 from .audio import AudioFormatError, int16_scale_to_frames, read_wav, scale_frames
 from .roots import ResourceRoots, cozmo_resources_dirs
+from .sound_cache import SoundCache
 from .sound_ids import audio_event_id, is_sound_name
 
 if TYPE_CHECKING:
@@ -90,6 +91,8 @@ class SoundLibrary:
         #: how many converted sounds a preload asked to keep (more than ``cache_size`` when it
         #: preloaded more): the full-volume cache holds at least these
         self._kept = 0
+        #: conversions kept on disk between runs (None: converted in memory only)
+        self.disk_cache: SoundCache | None = None
 
     @property
     def files(self) -> dict[str, Path]:
@@ -183,14 +186,28 @@ class SoundLibrary:
         if frames is not None:
             self._full.move_to_end(key)
             return frames
+        disk, stored = self.disk_cache, None
         try:
-            samples, rate = read_wav(path)
+            source: Path | bytes = path
+            if disk is not None:
+                source = path.read_bytes()
+                stored = disk.key(source, pitch)
+                frames = disk.get(stored)
+                if frames is not None:
+                    self._remember(self._full, key, frames, max(self.cache_size, self._kept))
+                    return frames
+            samples, rate = read_wav(source)
             # played as if recorded at a higher (lower) rate: higher (lower) and faster (slower)
             shifted = rate if pitch == 0.0 else max(1, int(round(rate * 2.0 ** (pitch / 12.0))))
             frames = int16_scale_to_frames(samples.mean(axis=1), shifted)
         except AudioFormatError as exc:
             self._warn_once(path, "cannot use %s: %s", path, exc)
             return None
+        except OSError as exc:
+            self._warn_once(path, "cannot read %s: %s", path, exc)
+            return None
+        if disk is not None and stored is not None:
+            disk.put(stored, frames)
         self._remember(self._full, key, frames, max(self.cache_size, self._kept))
         return frames
 
