@@ -104,6 +104,7 @@ async def simulate(
     start_clock: str = DEFAULT_START,
     eyes: str = "sight",
     table: Table | None = DESK,
+    watch_sim: Callable[[Any], None] | None = None,
 ) -> SimulationReport:
     """Run ``personality`` for ``hours`` of loop time against the simulator; returns the report.
 
@@ -116,7 +117,10 @@ async def simulate(
     ``sight`` (default) hands the vision what the simulator's camera would see from the room's
     geometry (:mod:`driver.sim.sight`), ``pixels`` renders, encodes and detects every picture,
     ``off`` leaves the robot blind. ``table`` is what the robot stands on (its edges are cliffs; None:
-    an endless floor). Raises :class:`SimulationError` when the stack cannot start.
+    an endless floor). ``watch_sim`` is called with the
+    :class:`~driver.sim.server.SimulatedCozmo` once it listens, before the robot connects (a test
+    that records what reached the robot hooks in there). Raises :class:`SimulationError` when
+    the stack cannot start.
     """
     from driver.memlink import MemoryNetwork
     from driver.sim.server import SimulatedCozmo
@@ -149,6 +153,8 @@ async def simulate(
     progress_task: asyncio.Task[None] | None = None
     try:
         await sim.start(open_link=net.open_link)
+        if watch_sim is not None:
+            watch_sim(sim)
         try:
             brain = await stack.start(sim.address, open_link=net.open_link)
         except StartupError as exc:
