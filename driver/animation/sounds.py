@@ -186,28 +186,26 @@ class SoundLibrary:
         if frames is not None:
             self._full.move_to_end(key)
             return frames
-        disk, stored = self.disk_cache, None
+        disk, stored = self.disk_cache, ""
         try:
             source: Path | bytes = path
-            if disk is not None:
+            if disk is not None:  # a conversion an earlier run kept, else one to keep
                 source = path.read_bytes()
                 stored = disk.key(source, pitch)
                 frames = disk.get(stored)
-                if frames is not None:
-                    self._remember(self._full, key, frames, max(self.cache_size, self._kept))
-                    return frames
-            samples, rate = read_wav(source)
-            # played as if recorded at a higher (lower) rate: higher (lower) and faster (slower)
-            shifted = rate if pitch == 0.0 else max(1, int(round(rate * 2.0 ** (pitch / 12.0))))
-            frames = int16_scale_to_frames(samples.mean(axis=1), shifted)
+            if frames is None:
+                samples, rate = read_wav(source)
+                # played as if recorded at a higher (lower) rate: higher (lower) and faster (slower)
+                shifted = rate if pitch == 0.0 else max(1, int(round(rate * 2.0 ** (pitch / 12.0))))
+                frames = int16_scale_to_frames(samples.mean(axis=1), shifted)
+                if disk is not None:
+                    disk.put(stored, frames)
         except AudioFormatError as exc:
             self._warn_once(path, "cannot use %s: %s", path, exc)
             return None
         except OSError as exc:
             self._warn_once(path, "cannot read %s: %s", path, exc)
             return None
-        if disk is not None and stored is not None:
-            disk.put(stored, frames)
         self._remember(self._full, key, frames, max(self.cache_size, self._kept))
         return frames
 
