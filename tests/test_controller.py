@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from brain.app.virtual_time import run_virtual
 from driver.animation.clip import (
     BackpackLights,
     BodyMotion,
@@ -23,6 +24,7 @@ from driver.animation.controller import AnimationController
 from driver.animation.playback import Fit, PlaybackCancelled, PlaybackError, PlaybackParams
 from driver.animation.timeline import Timeline, split_move
 from driver.animation.tracks import TrackError
+from driver.memlink import MemoryNetwork
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 
@@ -49,6 +51,26 @@ def with_controller(body: Callable[[SimulatedCozmo, Robot, AnimationController],
             await sim.stop()
 
     run(main(), timeout=30)
+
+
+def with_controller_virtual(body: Callable[[SimulatedCozmo, Robot, AnimationController], Awaitable[None]],
+                            **kwargs: Any) -> None:
+    """Like :func:`with_controller`, on the virtual clock over an in-memory network: for tests whose
+    subject is the controller's pacing, which a loaded machine's wall clock would blur."""
+    async def main() -> None:
+        net = MemoryNetwork(latency_s=0.002)
+        sim = await SimulatedCozmo("127.0.0.1", 5551, calibrate=False).start(open_link=net.open_link)
+        robot = Robot("127.0.0.1", 5551, lost_after=2.0)
+        await robot.connect(open_link=net.open_link)
+        ctl = AnimationController(robot, seed=7, **kwargs)
+        try:
+            await body(sim, robot, ctl)
+        finally:
+            await ctl.stop()
+            await robot.disconnect()
+            await sim.stop()
+
+    run_virtual(main())
 
 
 def names(sim: SimulatedCozmo) -> list[str]:
@@ -157,7 +179,7 @@ def test_frames_arrive_at_30_per_second_and_images_only_when_changed() -> None:
         await asyncio.sleep(0.5)
         assert 2 <= len(arrivals["image"]) - settled <= 3
 
-    with_controller(body)
+    with_controller_virtual(body)
 
 
 def test_idle_face_blinks_and_looks_around() -> None:
