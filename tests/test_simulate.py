@@ -315,3 +315,27 @@ def test_report_formats_round_numbers_sensibly() -> None:
     assert lines[1] == "time per branch: idle 75.0%, needs 25.0%"
     assert "slept 1 time(s), 0:30:00 in total, first after 1:00:00" in lines
     assert json.loads(report.to_json())["speedup"] == 200.0
+
+
+@pytest.mark.e2e
+def test_a_simulated_day_keeps_the_faces_it_rendered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A day asks for thousands of distinct faces in minutes: simulate keeps many more than a
+    daemon does, and renders each face it shows once."""
+    from driver.animation import face, face_images
+    from driver.animation.expressions import expression
+
+    drawn: list[Any] = []
+
+    def counting_render(params: Any, width: int = 128, height: int = 64) -> Any:
+        drawn.append(params)
+        return face.render(params, width, height)
+
+    monkeypatch.setattr(face_images, "render", counting_render)
+    brains: list[Any] = []
+    run_virtual(simulate(DEFAULT, [RESOURCES], hours=0.02, seed=3, progress=False, on_start=brains.append))
+    renderer = brains[0].controller._images.renderer
+    assert renderer.cache_size == sim_mod.SIMULATED_FACE_CACHE >= 16 * face_images.FACE_CACHE
+    assert len(drawn) > 50
+    # (the start-up draws the neutral face once more, with a renderer of its own)
+    twice = {params for params in drawn if drawn.count(params) > 1}
+    assert twice <= {expression("neutral")}, f"{len(twice)} faces rendered more than once"

@@ -73,6 +73,10 @@ __all__ = [
 PROGRESS_WALL_S = 5.0
 #: How often (simulated seconds) the progress task looks at the clocks.
 PROGRESS_CHECK_S = 30.0
+#: Rendered faces a simulated day keeps (the daemon keeps 1,024): an 8-hour day asks for several
+#: thousand distinct faces in a few minutes, each kept costs about 1.8 KB, and a render ten times
+#: a lookup. With 1,024 an hour rendered 5,500 faces instead of 2,900 and ran a tenth slower.
+SIMULATED_FACE_CACHE = 16384
 #: The simulated local time of day a run starts at, unless ``--start`` says otherwise.
 DEFAULT_START = "09:00"
 #: Loggers of the stack that speak once per change of behaviour or reaction: quiet unless -v, so
@@ -139,7 +143,8 @@ async def simulate(
     loop = asyncio.get_running_loop()
     wall0 = time.perf_counter()
     stack = BrainStack(personality, roots, heartbeat_hz=heartbeat_hz, seed=seed,
-                       day_clock=simulated_day_clock(start_s, loop.time), preload_sounds=False)
+                       day_clock=simulated_day_clock(start_s, loop.time), preload_sounds=False,
+                       controller_options={"face_cache": SIMULATED_FACE_CACHE})
     try:
         stack.prepare()
     except StartupError as exc:

@@ -95,7 +95,7 @@ from ..robot import RobotError
 from . import face as facemod
 from .clip import AnimationError, Clip
 from .face import FaceParams
-from .face_images import FaceImages
+from .face_images import FACE_CACHE, FaceImages
 from .idle import IdleFace, Waking
 from .keyframe_assets import resolve_sounds, resolve_sprites
 from .onair import OnAir
@@ -149,6 +149,9 @@ class AnimationController:
     - ``seed`` makes the idle face reproducible.
     - ``idle_silence``: send idle frames with nothing new too (a steady 30 fps OutputSilence
       stream) rather than only the frames the robot needs.
+    - ``face_cache``: how many rendered faces are kept (see
+      :class:`~driver.animation.face_images.FaceRenderer`). The default suits a daemon's memory;
+      a simulated day, which asks for every face its hours show in a few minutes, keeps more.
     """
 
     def __init__(self, robot: AnimationTarget, *, idle_face: FaceParams | None = None,
@@ -158,7 +161,7 @@ class AnimationController:
                  seed: int | None = None, idle: bool = True, release: str = "thread",
                  lead_s: float = RELEASE_LEAD_S, release_priority: int | None = None,
                  release_cpu: int | None = None, wake_early_s: float = 0.0,
-                 idle_silence: bool = False) -> None:
+                 idle_silence: bool = False, face_cache: int = FACE_CACHE) -> None:
         if release not in ("thread", "loop"):
             raise ValueError(f"release must be 'thread' or 'loop', got {release!r}")
         if not 0.0 <= lead_s <= 0.5 * FRAME_S:
@@ -204,7 +207,7 @@ class AnimationController:
         self._ending: dict[int, Playback] = {}
         self._next_anim_id = 0
         self._remove_listener: Callable[[], None] | None = None
-        self._images = FaceImages(self.idle.base, self._stats)
+        self._images = FaceImages(self.idle.base, self._stats, cache_size=face_cache)
         self._head_deg: float | None = None
         self._lift_mm: float | None = None
         self._unplayable: set[tuple[str, str]] = set()
