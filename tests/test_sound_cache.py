@@ -42,11 +42,35 @@ def _cached(roots: list[Path], folder: Path) -> tuple[SoundLibrary, SoundCache]:
 def test_what_the_cache_gives_back_is_what_converting_gives(tmp_path: Path) -> None:
     plain = _converted(SoundLibrary([RESOURCES]))
     first, first_cache = _cached([RESOURCES], tmp_path / "cache")
-    assert _converted(first) == plain
+    first.preload(PITCHES)
     assert first_cache.hits == 0 and first_cache.writes == len(plain) == len(list((tmp_path / "cache").iterdir()))
+    assert _converted(first) == plain
     second, second_cache = _cached([RESOURCES], tmp_path / "cache")
-    assert _converted(second) == plain
+    second.preload(PITCHES)
     assert second_cache.hits == len(plain) and second_cache.writes == 0
+    assert _converted(second) == plain
+
+
+def test_with_a_disk_cache_memory_holds_only_the_sounds_played_lately(tmp_path: Path) -> None:
+    """The disk holds every conversion, so a preload keeps none in memory and playing keeps a few:
+    each sound at each pitch was about 5 MB of the daemon for its whole life."""
+    library, cache = _cached([RESOURCES], tmp_path / "cache")
+    library.preload(PITCHES)
+    assert cache.writes == 77 * len(PITCHES)
+    assert len(library._full) == 0  # type: ignore[attr-defined]
+    plain = SoundLibrary([RESOURCES])
+    for name, path in sorted(library.files.items()):
+        for pitch in PITCHES:
+            assert library._converted(int(name), path, pitch) == plain._converted(int(name), path, pitch)  # type: ignore[attr-defined]
+    assert len(library._full) == library.memory_with_disk < 77  # type: ignore[attr-defined]
+    # a sound played again soon is taken from memory, one played long ago read from its file again
+    reads = cache.hits
+    name, path = sorted(library.files.items())[-1]
+    library._converted(int(name), path, PITCHES[-1])  # type: ignore[attr-defined]
+    assert cache.hits == reads
+    name, path = sorted(library.files.items())[0]
+    library._converted(int(name), path, PITCHES[0])  # type: ignore[attr-defined]
+    assert cache.hits == reads + 1 and cache.writes == 77 * len(PITCHES)
 
 
 def test_a_changed_wav_or_a_damaged_file_is_converted_again(tmp_path: Path) -> None:

@@ -61,6 +61,22 @@ class SoundCache:
         digest.update(wav)
         return digest.hexdigest()
 
+    @property
+    def writable(self) -> bool:
+        """False once a write failed: what is not kept already is converted at every start."""
+        return self._writable
+
+    def has(self, key: str) -> bool:
+        """Whether a whole conversion is kept under ``key`` (counted as a hit: it will be read)."""
+        try:
+            size = (self.folder / (key + SUFFIX)).stat().st_size
+        except OSError:
+            return False
+        if not size or size % self._frame_size:
+            return False
+        self.hits += 1
+        return True
+
     def get(self, key: str) -> list[bytes] | None:
         """The frames kept under ``key``, or None (not kept, unreadable, or not whole frames)."""
         try:

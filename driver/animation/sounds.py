@@ -93,6 +93,14 @@ class SoundLibrary:
         self._kept = 0
         #: conversions kept on disk between runs (None: converted in memory only)
         self.disk_cache: SoundCache | None = None
+        #: with a disk cache that works, how many sounds stay in memory as well (each cache): a
+        #: play that misses reads one file of some 20 KB instead of resampling, so a preload need
+        #: not hold all of them (about 5 MB of a daemon's resident size, for the sounds of one
+        #: resource tree at the voice's four pitches)
+        self.memory_with_disk = 32
+        #: the cache file name of each conversion read or written (so a play that misses does not
+        #: read and hash its WAV again)
+        self._names: dict[tuple[int, float], str] = {}
 
     @property
     def files(self) -> dict[str, Path]:
@@ -146,18 +154,47 @@ class SoundLibrary:
         """Convert every WAV of the folders now, at each of ``pitches`` (e.g. before the robot
         starts, so no conversion happens while clips play); returns how many files there are.
 
-        Everything converted is kept, however many sounds and pitches that is. One pitch at a
-        time, so each resampling filter is built once and let go before the next (a filter is
-        only needed while converting, and takes a megabyte or so).
+        With a :attr:`disk_cache` that can be written, every conversion ends up there and none
+        is held in memory: a play reads its sound's file (some 40 µs here) and the last
+        :attr:`memory_with_disk` sounds played stay in memory. Without one, everything converted
+        is kept in memory, however many sounds and pitches that is. One pitch at a time, so each
+        resampling filter is built once and let go before the next (a filter is only needed
+        while converting, and takes a megabyte or so).
         """
         steps = sorted({pitch_step(p) for p in pitches})
         files = list(self.files.items())
-        self._kept = max(self._kept, len(files) * len(steps))
+        disk = self.disk_cache
         for step in steps:
             for name, path in files:
+                if disk is not None and self._on_disk(int(name), path, step):
+                    continue  # read when played
+                self._kept = max(self._kept, len(files) * len(steps))
                 self._converted(int(name), path, step)
             audio.release_filters()
         return len(files)
+
+    def _on_disk(self, event_id: int, path: Path, pitch: float) -> bool:
+        """Whether the disk cache holds this conversion, converting and writing it now when it
+        does not; False when it cannot (an unreadable WAV, a folder that cannot be written)."""
+        disk = self.disk_cache
+        assert disk is not None
+        try:
+            source = path.read_bytes()
+        except OSError:
+            return False
+        stored = disk.key(source, pitch)
+        if not disk.has(stored):
+            if not disk.writable:
+                return False
+            try:
+                samples, rate = read_wav(source)
+            except AudioFormatError:
+                return False
+            disk.put(stored, _convert(samples, rate, pitch))
+            if not disk.writable:
+                return False
+        self._names[(event_id, pitch)] = stored
+        return True
 
     def _pick(self, keyframe: RobotAudio) -> int:
         ids, weights = keyframe.audio_event_id, keyframe.probability
@@ -175,7 +212,7 @@ class SoundLibrary:
         if full is None:
             return None
         frames = scale_frames(full, max(0.0, min(1.0, volume)))
-        self._remember(self._cache, key, frames, self.cache_size)
+        self._remember(self._cache, key, frames, min(self.cache_size, self._memory()))
         return frames
 
     def _converted(self, event_id: int, path: Path, pitch: float) -> list[bytes] | None:
@@ -189,15 +226,16 @@ class SoundLibrary:
         disk, stored = self.disk_cache, ""
         try:
             source: Path | bytes = path
-            if disk is not None:  # a conversion an earlier run kept, else one to keep
-                source = path.read_bytes()
-                stored = disk.key(source, pitch)
-                frames = disk.get(stored)
+            if disk is not None:  # a conversion kept on disk, else one to keep
+                stored = self._names.get(key, "")
+                frames = disk.get(stored) if stored else None
+                if frames is None:  # never named, or the file went: named from the WAV as it is now
+                    source = path.read_bytes()
+                    stored = self._names[key] = disk.key(source, pitch)
+                    frames = disk.get(stored)
             if frames is None:
                 samples, rate = read_wav(source)
-                # played as if recorded at a higher (lower) rate: higher (lower) and faster (slower)
-                shifted = rate if pitch == 0.0 else max(1, int(round(rate * 2.0 ** (pitch / 12.0))))
-                frames = int16_scale_to_frames(samples.mean(axis=1), shifted)
+                frames = _convert(samples, rate, pitch)
                 if disk is not None:
                     disk.put(stored, frames)
         except AudioFormatError as exc:
@@ -206,8 +244,15 @@ class SoundLibrary:
         except OSError as exc:
             self._warn_once(path, "cannot read %s: %s", path, exc)
             return None
-        self._remember(self._full, key, frames, max(self.cache_size, self._kept))
+        self._remember(self._full, key, frames, self._memory())
         return frames
+
+    def _memory(self) -> int:
+        """How many sounds each in-memory cache holds: fewer when the disk holds them all."""
+        disk = self.disk_cache
+        if disk is not None and disk.writable:
+            return min(self.cache_size, self.memory_with_disk)
+        return max(self.cache_size, self._kept)
 
     @staticmethod
     def _remember(cache: OrderedDict[Any, list[bytes]], key: Any, frames: list[bytes], size: int) -> None:
@@ -222,3 +267,10 @@ class SoundLibrary:
             return
         self._warned.add(key)
         log.warning(message, *args)
+
+
+def _convert(samples: Any, rate: int, pitch: float) -> list[bytes]:
+    """A WAV's samples as µ-law frames, played ``pitch`` semitones higher: as if recorded at a
+    higher (lower) rate, so also faster (slower)."""
+    shifted = rate if pitch == 0.0 else max(1, int(round(rate * 2.0 ** (pitch / 12.0))))
+    return int16_scale_to_frames(samples.mean(axis=1), shifted)
