@@ -71,6 +71,11 @@ def test_with_a_disk_cache_memory_holds_only_the_sounds_played_lately(tmp_path: 
     name, path = sorted(library.files.items())[0]
     library._converted(int(name), path, PITCHES[0])  # type: ignore[attr-defined]
     assert cache.hits == reads + 1 and cache.writes == 77 * len(PITCHES)
+    # the folder can be deleted at any time: a sound played then is converted and kept again
+    shutil.rmtree(tmp_path / "cache")
+    name, path = sorted(library.files.items())[1]
+    assert library._converted(int(name), path, PITCHES[0]) == plain._converted(int(name), path, PITCHES[0])  # type: ignore[attr-defined]
+    assert cache.writes == 77 * len(PITCHES) + 1 and len(list((tmp_path / "cache").iterdir())) == 1
 
 
 def test_a_changed_wav_or_a_damaged_file_is_converted_again(tmp_path: Path) -> None:
