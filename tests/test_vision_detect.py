@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -66,6 +67,44 @@ def test_a_known_face_is_found_again_in_a_crop_after_it_moved(dlib_hog: DlibHogD
     assert again.iou(box) > 0.6
     far = Box(5, 150, box.w, box.h)
     assert detect_in_region(dlib_hog, frame, far) == []
+
+
+def test_the_saved_detector_finds_what_a_built_one_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          caplog: pytest.LogCaptureFixture) -> None:
+    """Building dlib's detector costs half a second at every start; the first build is saved in
+    the cache folder, and later starts read it (in a millisecond), with the same detections."""
+    dlib = pytest.importorskip("dlib", reason="dlib-bin is a dependency; this environment lacks it")
+    built = DlibHogDetector(cache=tmp_path)
+    (saved_file,) = (tmp_path / "models").iterdir()
+    assert saved_file.name == f"dlib-{dlib.__version__}-frontal_face_detector.svm"
+    builds: list[int] = []
+    build = dlib.get_frontal_face_detector
+
+    def counting() -> object:
+        builds.append(1)
+        return build()
+
+    monkeypatch.setattr(dlib, "get_frontal_face_detector", counting)
+    read = DlibHogDetector(cache=tmp_path)
+    assert builds == []
+    skdata = pytest.importorskip("skimage.data")
+    frames = [scene(faces=((astronaut_face(), 100, 20, 200),)), scene(faces=((astronaut_face(), 100, 40, 140),)),
+              cv2.resize(skdata.camera(), (320, 240)), astronaut_face()]
+    for frame in frames:
+        for scale in (1.0, 1.5):
+            assert read.detect(frame, scale) == built.detect(frame, scale)
+    assert any(built.detect(frame, 1.5) for frame in frames)
+    # a damaged file is built again (and said so); a folder that cannot be written only costs the time
+    saved_file.write_bytes(saved_file.read_bytes()[:1000])
+    with caplog.at_level(logging.INFO, logger="driver.vision.faces"):
+        again = DlibHogDetector(cache=tmp_path)
+    assert builds == [1] and "is damaged" in caplog.text
+    assert again.detect(frames[0], 1.5) == built.detect(frames[0], 1.5)
+    assert DlibHogDetector(cache=tmp_path).detect(frames[0], 1.5) == built.detect(frames[0], 1.5) and builds == [1]
+    blocked = tmp_path / "a file"
+    blocked.write_text("not a folder")
+    assert DlibHogDetector(cache=blocked).detect(frames[0], 1.5) == built.detect(frames[0], 1.5)
+    assert builds == [1, 1]
 
 
 def test_a_detector_that_cannot_load_is_reported_once_by_name(caplog: pytest.LogCaptureFixture) -> None:

@@ -18,6 +18,8 @@ import logging
 import os
 from pathlib import Path
 
+from ..cache_folder import default_cache_folder
+
 __all__ = ["SoundCache", "default_sound_cache"]
 
 log = logging.getLogger(__name__)
@@ -27,14 +29,10 @@ SUFFIX = ".ulaw"
 
 
 def default_sound_cache(environ: dict[str, str] | None = None) -> Path:
-    """Where a daemon keeps converted sounds unless told otherwise: systemd's ``CACHE_DIRECTORY``
-    when the unit sets one, else ``$XDG_CACHE_HOME/cozmo-brain/sounds`` (``~/.cache`` when unset)."""
-    env = os.environ if environ is None else environ
-    systemd = env.get("CACHE_DIRECTORY", "").split(":")[0]
-    if systemd:
-        return Path(systemd) / "sounds"
-    base = env.get("XDG_CACHE_HOME", "") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "cozmo-brain" / "sounds"
+    """Where a daemon keeps converted sounds unless told otherwise: ``sounds`` in the cache folder
+    (:func:`driver.cache_folder.default_cache_folder`: systemd's ``CACHE_DIRECTORY`` when the unit
+    sets one, else ``$XDG_CACHE_HOME/cozmo-brain``, ``~/.cache`` when unset)."""
+    return default_cache_folder(environ) / "sounds"
 
 
 class SoundCache:
