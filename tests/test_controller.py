@@ -37,11 +37,20 @@ KEYFRAMES = ("AnimHead", "AnimLift", "AnimBody", "AnimBackpackLights")
 
 
 def with_controller(body: Callable[[SimulatedCozmo, Robot, AnimationController], Awaitable[None]],
-                    **kwargs: Any) -> None:
+                    *, virtual: bool = False, **kwargs: Any) -> None:
+    """Run ``body`` against a simulator over UDP in real time, or (``virtual``) on the virtual
+    clock over an in-memory network: for tests whose subject is the controller's pacing, which a
+    loaded machine's wall clock would blur."""
     async def main() -> None:
-        sim = await SimulatedCozmo(port=0, calibrate=False).start()
-        robot = Robot(*sim.address, lost_after=2.0)
-        await robot.connect()
+        if virtual:
+            net = MemoryNetwork(latency_s=0.002)
+            sim = await SimulatedCozmo("127.0.0.1", 5551, calibrate=False).start(open_link=net.open_link)
+            robot = Robot("127.0.0.1", 5551, lost_after=2.0)
+            await robot.connect(open_link=net.open_link)
+        else:
+            sim = await SimulatedCozmo(port=0, calibrate=False).start()
+            robot = Robot(*sim.address, lost_after=2.0)
+            await robot.connect()
         ctl = AnimationController(robot, seed=7, **kwargs)
         try:
             await body(sim, robot, ctl)
@@ -50,27 +59,10 @@ def with_controller(body: Callable[[SimulatedCozmo, Robot, AnimationController],
             await robot.disconnect()
             await sim.stop()
 
-    run(main(), timeout=30)
-
-
-def with_controller_virtual(body: Callable[[SimulatedCozmo, Robot, AnimationController], Awaitable[None]],
-                            **kwargs: Any) -> None:
-    """Like :func:`with_controller`, on the virtual clock over an in-memory network: for tests whose
-    subject is the controller's pacing, which a loaded machine's wall clock would blur."""
-    async def main() -> None:
-        net = MemoryNetwork(latency_s=0.002)
-        sim = await SimulatedCozmo("127.0.0.1", 5551, calibrate=False).start(open_link=net.open_link)
-        robot = Robot("127.0.0.1", 5551, lost_after=2.0)
-        await robot.connect(open_link=net.open_link)
-        ctl = AnimationController(robot, seed=7, **kwargs)
-        try:
-            await body(sim, robot, ctl)
-        finally:
-            await ctl.stop()
-            await robot.disconnect()
-            await sim.stop()
-
-    run_virtual(main())
+    if virtual:
+        run_virtual(main())
+    else:
+        run(main(), timeout=30)
 
 
 def names(sim: SimulatedCozmo) -> list[str]:
@@ -179,7 +171,7 @@ def test_frames_arrive_at_30_per_second_and_images_only_when_changed() -> None:
         await asyncio.sleep(0.5)
         assert 2 <= len(arrivals["image"]) - settled <= 3
 
-    with_controller_virtual(body)
+    with_controller(body, virtual=True)
 
 
 def test_idle_face_blinks_and_looks_around() -> None:
