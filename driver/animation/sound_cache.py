@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from pathlib import Path
 
-from ..cache_folder import default_cache_folder
+from ..cache_folder import default_cache_folder, write_whole
 
 __all__ = ["SoundCache", "default_sound_cache"]
 
@@ -92,17 +91,10 @@ class SoundCache:
         """Keep ``frames`` under ``key`` (quietly not, once the folder proved unwritable)."""
         if not self._writable or not frames:
             return
-        path = self.folder / (key + SUFFIX)
-        tmp = path.with_name(f".{key}.{os.getpid()}.tmp")
+        data = b"".join(frames)
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(b"".join(frames))
-            os.replace(tmp, path)
+            write_whole(self.folder / (key + SUFFIX), lambda tmp: tmp.write_bytes(data))
             self.writes += 1
         except OSError as exc:
             self._writable = False
             log.info("sound cache: cannot write %s (%s); sounds are converted at every start", self.folder, exc)
-            try:
-                tmp.unlink(missing_ok=True)
-            except OSError:
-                pass

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from ..cache_folder import default_cache_folder
+from ..cache_folder import default_cache_folder, write_whole
 
 log = logging.getLogger(__name__)
 
@@ -130,17 +129,10 @@ def _saved_dlib_detector(dlib: Any, cache: Path) -> Any:
         if path.exists():
             log.info("face detector: %s is damaged (%s); building the detector again", path, exc)
     detector = dlib.get_frontal_face_detector()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        detector.save(str(tmp))
-        os.replace(tmp, path)
+        write_whole(path, lambda tmp: detector.save(str(tmp)))
     except (OSError, RuntimeError) as exc:
         log.debug("face detector: cannot save the model to %s (%s)", path, exc)
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
     return detector
 
 
