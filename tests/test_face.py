@@ -67,9 +67,22 @@ def _components(mask: np.ndarray) -> int:
 # Golden images
 
 
+def _backends() -> list[str]:
+    """The polygon fills to check: numpy always; OpenCV's where it is installed (a daemon uses it
+    once its vision loaded OpenCV)."""
+    try:
+        import cv2  # noqa: F401
+    except ImportError:
+        return ["numpy"]
+    return ["numpy", "opencv"]
+
+
+@pytest.mark.parametrize("backend", _backends())
 @pytest.mark.parametrize("name", sorted(EXPRESSIONS))
-def test_expression_matches_golden_image(name):
-    img = _lit(render(EXPRESSIONS[name]))
+def test_expression_matches_golden_image(name, backend):
+    if REGEN and backend != "numpy":
+        pytest.skip("regenerating with the numpy fill")
+    img = _lit(render(EXPRESSIONS[name], backend=backend))
     path = GOLDEN / f"{name}.png"
     if REGEN:
         GOLDEN.mkdir(exist_ok=True)
@@ -218,9 +231,24 @@ def test_interpolate_endpoints_and_linearity(a, b, t):
 @settings(max_examples=60, deadline=None)
 @given(faces)
 def test_any_finite_face_renders(face):
-    img = render(face)
+    img = render(face, backend="numpy")
     assert img.shape == (64, 128) and img.dtype == np.uint8
     assert set(np.unique(img).tolist()) <= {0, 255}
+    if "opencv" in _backends():  # OpenCV's fill lights the very same pixels
+        assert np.array_equal(render(face, backend="opencv"), img)
+
+
+def test_blends_render_alike_with_either_fill():
+    if "opencv" not in _backends():
+        pytest.skip("OpenCV is not installed: only the numpy fill is there")
+    names = sorted(EXPRESSIONS)
+    for i, a in enumerate(names):
+        b = names[(i * 7 + 3) % len(names)]
+        for t in np.linspace(0.0, 1.0, 13):
+            face = interpolate(EXPRESSIONS[a], EXPRESSIONS[b], float(t))
+            for size in ((128, 64), (200, 90)):
+                ours, theirs = render(face, *size, backend="numpy"), render(face, *size, backend="opencv")
+                assert np.array_equal(ours, theirs), (a, b, t, size)
 
 
 def test_render_rejects_non_finite_parameters():

@@ -1,9 +1,10 @@
 """Polygon filling (driver.animation.raster): the pixels of the face's polygons without OpenCV.
 
-The rules are checked on small cases worked out by hand, and against OpenCV's ``fillPoly`` (the
-renderer the golden face images were drawn with) on random polygons that are concave,
-self-intersecting, partly or wholly off the image, several per call, at several fixed-point
-shifts and offsets, when OpenCV is installed.
+The rules are checked on small cases worked out by hand (with both fills), and the numpy fill
+against OpenCV's ``fillPoly`` (the renderer the golden face images were drawn with) on random
+polygons that are concave, self-intersecting, partly or wholly off the image, several per call,
+at several fixed-point shifts and offsets, when OpenCV is installed. Which fill runs depends on
+whether OpenCV is loaded already, checked in fresh interpreters.
 """
 
 from __future__ import annotations
@@ -17,68 +18,83 @@ import pytest
 from driver.animation.raster import fill_polygons, polygon_masks
 
 
+def _backends() -> list[str]:
+    try:
+        import cv2  # noqa: F401
+    except ImportError:
+        return ["numpy"]
+    return ["numpy", "opencv"]
+
+
+@pytest.fixture(params=_backends())
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each fill in turn: numpy's, and OpenCV's where it is installed."""
+    return str(request.param)
+
+
 def _fill(shape: tuple[int, int], polygons: list[list[tuple[int, int]]], shift: int = 0,
-          offset: tuple[int, int] = (0, 0)) -> np.ndarray:
+          offset: tuple[int, int] = (0, 0), backend: str = "numpy") -> np.ndarray:
     img = np.zeros(shape, dtype=np.uint8)
-    fill_polygons(img, [np.array(p, dtype=np.int32) for p in polygons], 255, shift, offset)
+    fill_polygons(img, [np.array(p, dtype=np.int32) for p in polygons], 255, shift, offset,
+                  backend=backend)  # type: ignore[arg-type]
     return img >= 128
 
 
-def test_rectangle_lights_its_corners_inclusive():
-    img = _fill((8, 10), [[(2, 1), (6, 1), (6, 4), (2, 4)]])
+def test_rectangle_lights_its_corners_inclusive(backend: str) -> None:
+    img = _fill((8, 10), [[(2, 1), (6, 1), (6, 4), (2, 4)]], backend=backend)
     expected = np.zeros((8, 10), dtype=bool)
     expected[1:5, 2:7] = True
     assert np.array_equal(img, expected)
 
 
-def test_vertices_round_to_the_nearest_pixel_halves_up():
+def test_vertices_round_to_the_nearest_pixel_halves_up(backend: str) -> None:
     # (1.5, 0.5) .. (3.4375, 2.4375) in 1/16 px: rounds to (2, 1) .. (3, 2)
-    img = _fill((5, 6), [[(24, 8), (55, 8), (55, 39), (24, 39)]], shift=4)
+    img = _fill((5, 6), [[(24, 8), (55, 8), (55, 39), (24, 39)]], shift=4, backend=backend)
     expected = np.zeros((5, 6), dtype=bool)
     expected[1:3, 2:4] = True
     assert np.array_equal(img, expected)
 
 
-def test_offset_moves_the_polygon():
-    img = _fill((6, 6), [[(0, 0), (1, 0), (1, 1), (0, 1)]], offset=(3, 2))
+def test_offset_moves_the_polygon(backend: str) -> None:
+    img = _fill((6, 6), [[(0, 0), (1, 0), (1, 1), (0, 1)]], offset=(3, 2), backend=backend)
     assert sorted(zip(*np.nonzero(img), strict=True)) == [(2, 3), (2, 4), (3, 3), (3, 4)]
 
 
-def test_outline_of_a_thin_diagonal_is_an_eight_connected_line():
-    img = _fill((6, 6), [[(0, 0), (5, 5)]])  # a degenerate polygon: just its two edges
+def test_outline_of_a_thin_diagonal_is_an_eight_connected_line(backend: str) -> None:
+    img = _fill((6, 6), [[(0, 0), (5, 5)]], backend=backend)  # a degenerate polygon: just its two edges
     assert np.array_equal(img, np.eye(6, dtype=bool))
 
 
-def test_two_overlapping_polygons_cancel_inside_their_overlap():
-    img = _fill((12, 12), [[(0, 0), (8, 0), (8, 8), (0, 8)], [(4, 4), (11, 4), (11, 11), (4, 11)]])
+def test_two_overlapping_polygons_cancel_inside_their_overlap(backend: str) -> None:
+    img = _fill((12, 12), [[(0, 0), (8, 0), (8, 8), (0, 8)], [(4, 4), (11, 4), (11, 11), (4, 11)]], backend=backend)
     assert img[2, 2] and img[10, 10]  # each alone
     assert not img[6, 6]  # both: even-odd
     assert img[4, 6] and img[6, 4] and img[8, 6]  # the outlines stay lit
 
 
-def test_polygon_leaving_the_image_is_clipped_not_wrapped():
-    img = _fill((6, 6), [[(-10, -10), (3, -10), (3, 20), (-10, 20)]])
+def test_polygon_leaving_the_image_is_clipped_not_wrapped(backend: str) -> None:
+    img = _fill((6, 6), [[(-10, -10), (3, -10), (3, 20), (-10, 20)]], backend=backend)
     expected = np.zeros((6, 6), dtype=bool)
     expected[:, :4] = True
     assert np.array_equal(img, expected)
 
 
-def test_polygon_wholly_off_the_image_draws_nothing():
-    assert not _fill((6, 6), [[(10, 10), (20, 10), (20, 20)]]).any()
-    assert not _fill((6, 6), [[(-9, 1), (-2, 1), (-2, 4)]]).any()
+def test_polygon_wholly_off_the_image_draws_nothing(backend: str) -> None:
+    assert not _fill((6, 6), [[(10, 10), (20, 10), (20, 20)]], backend=backend).any()
+    assert not _fill((6, 6), [[(-9, 1), (-2, 1), (-2, 4)]], backend=backend).any()
 
 
-def test_several_jobs_in_one_call_match_one_call_each():
+def test_several_jobs_in_one_call_match_one_call_each(backend: str) -> None:
     rng = np.random.default_rng(7)
     jobs = []
     for _ in range(5):
         h, w = int(rng.integers(3, 40)), int(rng.integers(3, 40))
         polys = [rng.integers(-200, 700, size=(int(rng.integers(3, 12)), 2)).astype(np.int32) for _ in range(2)]
         jobs.append((polys, (int(rng.integers(-50, 50)), int(rng.integers(-50, 50))), (h, w)))
-    together = polygon_masks(jobs, 4)
+    together = polygon_masks(jobs, 4, backend)  # type: ignore[arg-type]
     for j, job in enumerate(jobs):
         h, w = job[2]
-        alone = polygon_masks([job], 4)[0]
+        alone = polygon_masks([job], 4, backend)[0]  # type: ignore[arg-type]
         assert np.array_equal(together[j, :h, :w], alone[:h, :w])
         assert not together[j, h:].any() and not together[j, :, w:].any()
 
@@ -109,10 +125,41 @@ def test_same_pixels_as_opencv_fillpoly():
         shape, polys, shift, offset = _random_case(rng)
         ours = np.zeros(shape, dtype=np.uint8)
         theirs = np.zeros(shape, dtype=np.uint8)
-        fill_polygons(ours, polys, 255, shift, offset)
+        fill_polygons(ours, polys, 255, shift, offset, backend="numpy")
         cv2.fillPoly(theirs, polys, 255, cv2.LINE_8, shift, offset)
         diff = int(np.count_nonzero(ours != theirs))
         assert diff == 0, f"case {case}: {diff} pixels differ (shape {shape}, shift {shift}, offset {offset})"
+        # and OpenCV through the module (int64 vertices are taken too), several jobs at once
+        jobs = [([p.astype(np.int64) for p in polys], offset, shape), (polys, (0, 0), (shape[0] // 2, shape[1]))]
+        assert np.array_equal(polygon_masks(jobs, shift, "opencv"), polygon_masks(jobs, shift, "numpy")), case
+
+
+def test_vertices_beyond_32_bits_are_filled_with_numpy():
+    pytest.importorskip("cv2", reason="only a question where OpenCV is installed")
+    far = np.array([[0, 0], [1 << 40, 0], [0, 3]], dtype=np.int64)
+    jobs = [([far], (0, 0), (4, 8))]
+    assert np.array_equal(polygon_masks(jobs, 0, "opencv"), polygon_masks(jobs, 0, "numpy"))
+    assert polygon_masks(jobs, 0, "opencv")[0, 0].all()
+
+
+def test_opencv_fills_once_something_else_loaded_it():
+    pytest.importorskip("cv2", reason="OpenCV is not installed: numpy always fills")
+    code = (
+        "import sys\n"
+        "from driver.animation import raster\n"
+        "from driver.animation.face import render\n"
+        "from driver.animation.expressions import EXPRESSIONS\n"
+        "before = raster.fill_backend()\n"
+        "numpy_face = render(EXPRESSIONS['happy'])\n"
+        "import cv2\n"
+        "fills = []\n"
+        "fill = cv2.fillPoly\n"
+        "cv2.fillPoly = lambda *a: fills.append(1) or fill(*a)  # counts the calls; OpenCV still fills\n"
+        "same = (render(EXPRESSIONS['happy']) == numpy_face).all()\n"
+        "print(before, raster.fill_backend(), same, len(fills))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["numpy", "opencv", "True", "4"]  # two eyes, each outline and lids
 
 
 def test_rendering_a_face_does_not_load_opencv():

@@ -46,7 +46,7 @@ import numpy as np
 from ..frozen import fast_init
 from . import display
 from .clip import EYE_PARAMETERS as CLIP_EYE_PARAMETERS
-from .raster import polygon_masks
+from .raster import Backend, polygon_masks
 
 __all__ = [
     "DEFAULT_EYE",
@@ -489,7 +489,8 @@ def _eye_transforms(face: FaceParams, width: int, height: int) -> tuple[np.ndarr
     return np.array(mats), np.array(shifts)
 
 
-def render(face: FaceParams, width: int = FACE_WIDTH, height: int = FACE_HEIGHT) -> np.ndarray:
+def render(face: FaceParams, width: int = FACE_WIDTH, height: int = FACE_HEIGHT,
+           backend: Backend | None = None) -> np.ndarray:
     """Draw ``face`` as a (height, width) uint8 image, 0 (dark) or 255 (lit).
 
     The geometry is defined on the 128 x 64 screen and scaled to ``width`` x ``height``. Values
@@ -497,7 +498,9 @@ def render(face: FaceParams, width: int = FACE_WIDTH, height: int = FACE_HEIGHT)
     +-45 degrees; scales to 0..50 and offsets to +-1000 px as a safety net). Each eye
     is drawn inside its own bounding box (outline filled, lids cut out, all polygons clipped to
     that box) and the two eyes are ORed into the canvas, so one eye's lids never cut the other
-    eye where the boxes overlap.
+    eye where the boxes overlap. ``backend`` chooses the polygon fill (see
+    :func:`driver.animation.raster.polygon_masks`: None uses OpenCV where it is loaded already);
+    the pixels are the same either way.
     """
     if width <= 0 or height <= 0:
         raise ValueError(f"render size must be positive, got {width}x{height}")
@@ -525,7 +528,7 @@ def render(face: FaceParams, width: int = FACE_WIDTH, height: int = FACE_HEIGHT)
         origin = (-x0 << _SHIFT, -y0 << _SHIFT)  # the fill's offset is in fixed-point units
         jobs.append(([poly[:_OUTLINE_POINTS]], origin, (y1 - y0, x1 - x0)))
         jobs.append(([poly[upper], poly[lower]], origin, (y1 - y0, x1 - x0)))
-    masks = polygon_masks(jobs, _SHIFT)
+    masks = polygon_masks(jobs, _SHIFT, backend)
     for j, (_, (x0, y0), (x1, y1)) in enumerate(eyes):
         h, w = y1 - y0, x1 - x0
         # The eye inside its box: the outline filled, the lids cut out of it. Eyes are ORed, so

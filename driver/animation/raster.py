@@ -21,17 +21,29 @@ that way, and the tests compare every expression with them pixel for pixel):
    slope it gets for the fill comes from the clipped ends.
 
 The work is a few dozen numpy calls per fill on arrays of a few hundred elements, whatever the
-polygon's size; only the edges that leave the image are clipped one by one.
+polygon's size; only the edges that leave the image are clipped one by one: about 0.2 ms a face.
+
+Where OpenCV is loaded already (the vision pipeline and the simulator's camera load it, so a
+daemon with its camera on always has it) its ``fillPoly`` does the fills instead: the same
+pixels, about a tenth of the time. It is never imported for the face.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["fill_polygons", "polygon_masks"]
+__all__ = ["BACKENDS", "Backend", "fill_backend", "fill_polygons", "polygon_masks"]
+
+#: How the fills can be done: with numpy (always there) or OpenCV (when it is loaded already).
+BACKENDS = ("numpy", "opencv")
+Backend = Literal["numpy", "opencv"]
+
+Jobs = Sequence[tuple[Sequence[np.ndarray], tuple[int, int], tuple[int, int]]]
 
 _XY_SHIFT = 16
 _XY_ONE = 1 << _XY_SHIFT
@@ -109,8 +121,17 @@ def _previous_vertex(runs: tuple[int, ...]) -> np.ndarray:
     return prev
 
 
-def polygon_masks(jobs: Sequence[tuple[Sequence[np.ndarray], tuple[int, int], tuple[int, int]]],
-                  shift: int = 0) -> np.ndarray:
+def fill_backend() -> Backend:
+    """The backend :func:`polygon_masks` uses now: ``opencv`` once something loaded OpenCV, else ``numpy``."""
+    return "opencv" if _loaded_opencv() is not None else "numpy"
+
+
+def _loaded_opencv() -> Any:
+    cv2 = sys.modules.get("cv2")
+    return cv2 if getattr(cv2, "fillPoly", None) is not None else None  # (None while it is being imported)
+
+
+def polygon_masks(jobs: Jobs, shift: int = 0, backend: Backend | None = None) -> np.ndarray:
     """The pixels each job lights, as one boolean array (jobs, max height, max width).
 
     A job is ``(polygons, offset, (height, width))``: polygons (each an (N, 2) array of
@@ -118,8 +139,48 @@ def polygon_masks(jobs: Sequence[tuple[Sequence[np.ndarray], tuple[int, int], tu
     ``offset`` (fixed-point units) added to every vertex. Job ``j``'s pixels are
     ``masks[j, :height, :width]`` (the rest of its plane stays False). Doing several jobs in one
     call is what keeps a face cheap: the cost is a number of numpy calls, nearly independent of
-    the number of polygons.
+    the number of polygons. ``backend`` None picks :func:`fill_backend`; ``opencv`` falls back to
+    numpy for vertices OpenCV cannot take (beyond 32 bits) and when OpenCV is not loaded.
     """
+    if backend != "numpy" and 0 <= shift <= _OPENCV_MAX_SHIFT:
+        cv2 = _loaded_opencv()
+        if cv2 is not None:
+            masks = _opencv_masks(cv2, jobs, shift)
+            if masks is not None:
+                return masks
+    return _numpy_masks(jobs, shift)
+
+
+def _opencv_masks(cv2: Any, jobs: Jobs, shift: int) -> np.ndarray | None:
+    """OpenCV's fills of ``jobs`` (see :func:`polygon_masks`), or None when a vertex or an offset
+    does not fit the 32 bits OpenCV takes."""
+    n_jobs = len(jobs)
+    max_h = max((size[0] for _, _, size in jobs), default=0)
+    max_w = max((size[1] for _, _, size in jobs), default=0)
+    planes = np.zeros((n_jobs, max(max_h, 0), max(max_w, 0)), dtype=np.uint8)
+    for j, (polygons, offset, (height, width)) in enumerate(jobs):
+        if height <= 0 or width <= 0:
+            continue
+        polys = [p for p in polygons if len(p)]
+        if not polys:
+            continue
+        if any(p.dtype != np.int32 for p in polys):
+            if any(int(p.min()) < _INT32_MIN or int(p.max()) > _INT32_MAX for p in polys):
+                return None
+            polys = [p.astype(np.int32) for p in polys]
+        polys = [p if p.flags.c_contiguous else np.ascontiguousarray(p) for p in polys]
+        if not all(_INT32_MIN <= v <= _INT32_MAX for v in offset):
+            return None
+        cv2.fillPoly(planes[j, :height, :width], polys, 1, cv2.LINE_8, shift, (int(offset[0]), int(offset[1])))
+    return planes.view(bool)
+
+
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+_OPENCV_MAX_SHIFT = 16  # fillPoly takes 0..16 fraction bits
+
+
+def _numpy_masks(jobs: Jobs, shift: int) -> np.ndarray:
+    """:func:`polygon_masks` with numpy (see the module docstring)."""
     half = (1 << shift) >> 1
     n_jobs = len(jobs)
     max_h = max((size[0] for _, _, size in jobs), default=0)
@@ -208,13 +269,13 @@ def polygon_masks(jobs: Sequence[tuple[Sequence[np.ndarray], tuple[int, int], tu
 
 
 def fill_polygons(img: np.ndarray, polygons: Sequence[np.ndarray], value: int, shift: int = 0,
-                  offset: tuple[int, int] = (0, 0)) -> None:
+                  offset: tuple[int, int] = (0, 0), backend: Backend | None = None) -> None:
     """Fill ``polygons`` (each an (N, 2) array of fixed-point x, y) into ``img`` with ``value``.
 
     ``img`` is a 2-D uint8 array (a view is drawn into in place); ``shift`` is the number of
     fraction bits of the vertices; ``offset`` (in the same fixed-point units) is added to every
-    vertex. See the module docstring for which pixels are set.
+    vertex. See the module docstring for which pixels are set; ``backend`` as for :func:`polygon_masks`.
     """
     height, width = img.shape
-    mask = polygon_masks([(polygons, offset, (height, width))], shift)[0]
+    mask = polygon_masks([(polygons, offset, (height, width))], shift, backend)[0]
     img[mask] = value
