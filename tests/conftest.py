@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -66,19 +67,31 @@ def sample_resources() -> Path:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave the soak tests out unless the ``-m`` expression names them (``pytest -m soak``), and
-    run the end-to-end tests first.
+    run the end-to-end tests first, taking the files in turns.
 
-    The end-to-end tests are few and long (up to a minute each, mostly waiting on the wall clock)
-    and the rest many and short: started first, the long ones spread over pytest-xdist's workers
-    (``--dist loadgroup`` hands each worker a test or two at a time) and the short ones fill the
-    gaps, instead of one worker still running a long test long after the others have finished.
+    The end-to-end tests are few and long (up to a minute each) and the rest many and short:
+    started first, the long ones spread over pytest-xdist's workers (``--dist loadgroup`` hands
+    each worker a test or two at a time) and the short ones fill the gaps, instead of one worker
+    still running a long test long after the others have finished. Some end-to-end tests mostly
+    wait on the wall clock (a daemon against a simulator) and others keep a core busy (a
+    simulated day); in file order the waiting kind came in clusters (``test_reconnect_e2e``,
+    ``test_robot_*``, ``test_sim_*``) and left a core idle for half a minute at a time. One test
+    from each file in turn mixes the two kinds.
     """
     if "soak" not in (config.getoption("markexpr") or ""):
         kept = [item for item in items if item.get_closest_marker("soak") is None]
         if len(kept) != len(items):
             config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("soak") is not None])
             items[:] = kept
-    items.sort(key=lambda item: item.get_closest_marker("e2e") is None)
+    by_file: dict[str, list[pytest.Item]] = {}
+    rest: list[pytest.Item] = []
+    for item in items:
+        if item.get_closest_marker("e2e") is not None:
+            by_file.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+        else:
+            rest.append(item)
+    turns = itertools.zip_longest(*by_file.values())
+    items[:] = [item for turn in turns for item in turn if item is not None] + rest
 
 
 def pytest_configure(config: pytest.Config) -> None:
