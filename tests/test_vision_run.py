@@ -7,6 +7,7 @@ what reaches the simulator (EnableCamera) and what it sends back (camera frames)
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import signal
 import subprocess
@@ -146,3 +147,40 @@ def test_bad_vision_settings_are_refused_with_file_line_and_key(tmp_path: Path) 
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert done.returncode == 1
     assert "bad.yaml:3: vision.faces: expected true or false, got 'sometimes'" in done.stderr, done.stderr
+
+
+def test_a_second_start_reads_the_face_detector_the_first_one_saved(tmp_path: Path) -> None:
+    """The first daemon with vision builds dlib's detector and saves it in the cache folder
+    (models/); the next one reads that file instead of building and saving it again."""
+    dlib = pytest.importorskip("dlib", reason="dlib-bin is a dependency; this environment lacks it")
+    (tmp_path / "p.yaml").write_text(IDLE)
+    cache = tmp_path / "cache"
+    # a cache folder of its own for the model; the run's converted sounds are shared, not converted again
+    run_cache = Path(os.environ["XDG_CACHE_HOME"]) / "cozmo-brain" / "sounds"
+    run_cache.mkdir(parents=True, exist_ok=True)
+    (cache / "cozmo-brain").mkdir(parents=True)
+    (cache / "cozmo-brain" / "sounds").symlink_to(run_cache, target_is_directory=True)
+    saved = cache / "cozmo-brain" / "models" / f"dlib-{dlib.__version__}-frontal_face_detector.svm"
+
+    async def one_start() -> int:
+        """Run the daemon until it has searched for faces; how many searches its vision reports."""
+        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES),
+                        env={"XDG_CACHE_HOME": str(cache)})
+        try:
+            await d.line(r"vision on: grey camera")
+            await d.message("EnableCamera", timeout=10)
+            await asyncio.sleep(1.5)  # faces are looked for every 0.3 s
+            stopped = d.signal(signal.SIGINT)
+            assert await d.wait() == 0, d.text
+            (_, account), = d.lines(r"vision: \d+ frames", after=stopped)
+            found = re.search(r"(\d+) face searches", account)
+            assert found is not None, account
+            return int(found.group(1))
+        finally:
+            await d.close()
+
+    assert run(one_start(), timeout=60) > 0
+    first = saved.stat()
+    assert run(one_start(), timeout=60) > 0  # the detector was there and used
+    second = saved.stat()
+    assert (second.st_ino, second.st_mtime_ns) == (first.st_ino, first.st_mtime_ns)  # read, not saved again
