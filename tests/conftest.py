@@ -108,7 +108,7 @@ def _keep_rewritten_tests() -> None:
     pytest rewrites every ``assert`` of a test module before importing it and keeps the result in
     ``tests/__pycache__`` unless the process may not write bytecode. Where PYTHONDONTWRITEBYTECODE
     is set (this machine, some CI images) every worker rewrote all the test modules again on every
-    run: 5-6 s of CPU each, a quarter of a minute of the suite on two cores. The files are
+    run: 5-6 s of CPU each, some ten seconds of the suite on two cores. The files are
     checked against their source's time and size, so an edit is never missed; ``__pycache__``
     folders are ignored by git.
     """
