@@ -43,6 +43,16 @@ async def eventually(predicate: Callable[[], Any], timeout: float = 3.0, interva
         await asyncio.sleep(interval)
 
 
+def fill_backends() -> list[str]:
+    """The face's polygon fills to check: numpy's always, OpenCV's where it is installed (a daemon
+    uses it once its vision has loaded OpenCV; see driver.animation.raster)."""
+    try:
+        import cv2  # noqa: F401
+    except ImportError:
+        return ["numpy"]
+    return ["numpy", "opencv"]
+
+
 def find_real_data() -> Path | None:
     """The real-data folder, or None when neither place has it."""
     return next((p for p in REAL_DATA_CANDIDATES if (p / "SOURCES.md").is_file()), None)

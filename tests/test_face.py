@@ -42,6 +42,8 @@ from driver.animation.face import (
 )
 from driver.animation.face_images import FaceRenderer
 
+from .conftest import fill_backends
+
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REGEN = os.environ.get("COZMO_BRAIN_REGEN_GOLDEN") == "1"
 
@@ -67,17 +69,7 @@ def _components(mask: np.ndarray) -> int:
 # Golden images
 
 
-def _backends() -> list[str]:
-    """The polygon fills to check: numpy always; OpenCV's where it is installed (a daemon uses it
-    once its vision loaded OpenCV)."""
-    try:
-        import cv2  # noqa: F401
-    except ImportError:
-        return ["numpy"]
-    return ["numpy", "opencv"]
-
-
-@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("backend", fill_backends())
 @pytest.mark.parametrize("name", sorted(EXPRESSIONS))
 def test_expression_matches_golden_image(name, backend):
     if REGEN and backend != "numpy":
@@ -234,12 +226,12 @@ def test_any_finite_face_renders(face):
     img = render(face, backend="numpy")
     assert img.shape == (64, 128) and img.dtype == np.uint8
     assert set(np.unique(img).tolist()) <= {0, 255}
-    if "opencv" in _backends():  # OpenCV's fill lights the very same pixels
+    if "opencv" in fill_backends():  # OpenCV's fill lights the very same pixels
         assert np.array_equal(render(face, backend="opencv"), img)
 
 
 def test_blends_render_alike_with_either_fill():
-    if "opencv" not in _backends():
+    if "opencv" not in fill_backends():
         pytest.skip("OpenCV is not installed: only the numpy fill is there")
     names = sorted(EXPRESSIONS)
     for i, a in enumerate(names):

@@ -17,16 +17,10 @@ import pytest
 
 from driver.animation.raster import fill_polygons, polygon_masks
 
-
-def _backends() -> list[str]:
-    try:
-        import cv2  # noqa: F401
-    except ImportError:
-        return ["numpy"]
-    return ["numpy", "opencv"]
+from .conftest import fill_backends
 
 
-@pytest.fixture(params=_backends())
+@pytest.fixture(params=fill_backends())
 def backend(request: pytest.FixtureRequest) -> str:
     """Each fill in turn: numpy's, and OpenCV's where it is installed."""
     return str(request.param)

@@ -37,10 +37,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["BACKENDS", "Backend", "fill_backend", "fill_polygons", "polygon_masks"]
+__all__ = ["Backend", "fill_backend", "fill_polygons", "polygon_masks"]
 
 #: How the fills can be done: with numpy (always there) or OpenCV (when it is loaded already).
-BACKENDS = ("numpy", "opencv")
 Backend = Literal["numpy", "opencv"]
 
 Jobs = Sequence[tuple[Sequence[np.ndarray], tuple[int, int], tuple[int, int]]]
