@@ -149,13 +149,16 @@ def free_udp_port() -> int:
 
 async def start(cwd: Path, *args: str, notify: bool = False, env: dict[str, str] | None = None,
                 ready: str = r"running \S+ at", robot: bool = True, port: int = 0,
-                command: list[str] | None = None, calibrate: bool = False) -> Daemon:
+                command: list[str] | None = None, calibrate: bool = False, vision: bool = False) -> Daemon:
     """Start a simulator and ``python -m brain run --robot 127.0.0.1:PORT *args``; wait for ``ready``.
 
     ``robot=False`` leaves ``--robot`` out (a config file names the robot; give its ``port``).
     ``command`` replaces ``python -m brain run`` (e.g. with a unit file's ExecStart).
     The simulator skips the motors' start-up calibration (1.3 s) unless ``calibrate``: the daemon's
     start-up against a calibrating robot has its own tests (test_sim_startup, test_capture_conformance).
+    The daemon runs with ``--no-vision`` unless ``vision``: the camera costs the simulator and the
+    daemon some milliseconds of CPU a frame, fifteen frames a second, and only the tests of what the
+    robot sees need it (those of the vision settings and the eyes pass ``vision=True``).
     """
     sim = await SimulatedCozmo("127.0.0.1", port, calibrate=calibrate).start()
     daemon = Daemon(sim)
@@ -181,6 +184,8 @@ async def start(cwd: Path, *args: str, notify: bool = False, env: dict[str, str]
         loop.add_reader(sock.fileno(), receive)
         environ["NOTIFY_SOCKET"] = "@" + name
     target = ["--robot", f"127.0.0.1:{sim.port}"] if robot else []
+    if not vision:
+        target.append("--no-vision")
     daemon.proc = await asyncio.create_subprocess_exec(
         *(command or [sys.executable, "-m", "brain", "run"]), *target, *args, cwd=cwd, env=environ,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)

@@ -95,7 +95,8 @@ def test_run_sim_record_writes_what_capture_show_reads(tmp_path: Path) -> None:
     and a small configured size rotates it."""
     (tmp_path / "config.yaml").write_text("record:\n  max_mb: 0.03\n  files: 30\n")
     record = tmp_path / "robot.jsonl"
-    args = ["run", "--sim", "--duration", "6", "--record", str(record), "--config", str(tmp_path / "config.yaml")]
+    args = ["run", "--sim", "--no-vision", "--duration", "6", "--record", str(record),
+            "--config", str(tmp_path / "config.yaml")]
     if SAMPLE_RESOURCES.is_dir():
         args += ["--resources", str(SAMPLE_RESOURCES)]
     done = _brain(*args, cwd=tmp_path)

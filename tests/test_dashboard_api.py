@@ -208,7 +208,7 @@ def _config(tmp_path: Path, text: str) -> Path:
 
 def test_another_address_needs_the_token_for_everything(tmp_path: Path) -> None:
     cfg = _config(tmp_path, f"dashboard:\n  address: 127.0.0.2:0\n  token: {TOKEN}\n")
-    with served("--sim", "--duration", "60", "--config", str(cfg), cwd=tmp_path) as daemon:
+    with served("--sim", "--no-vision", "--duration", "60", "--config", str(cfg), cwd=tmp_path) as daemon:
         assert daemon.url.startswith("http://127.0.0.2:")
 
         async def main() -> None:
@@ -247,7 +247,7 @@ def test_another_address_needs_the_token_for_everything(tmp_path: Path) -> None:
 
 
 def test_without_a_token_only_the_loopback_own_page_is_served(tmp_path: Path) -> None:
-    with served("--sim", "--duration", "60", "--dashboard", "127.0.0.1:0", cwd=tmp_path) as daemon:
+    with served("--sim", "--no-vision", "--duration", "60", "--dashboard", "127.0.0.1:0", cwd=tmp_path) as daemon:
 
         async def main() -> None:
             async with aiohttp.ClientSession() as http:

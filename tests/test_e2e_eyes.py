@@ -55,7 +55,7 @@ def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_p
         "parameters: {alone_after_s: 12, search_cooldown_s: 5}\n")
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "eyes.yaml", "--resources", str(RESOURCES))
+        d = await start(tmp_path, "--personality", "eyes.yaml", "--resources", str(RESOURCES), vision=True)
         d.sim.faults.loss = loss  # each way, per datagram: camera frames lose chunks, commands are resent
         try:
             await d.line(r"vision on")

@@ -60,7 +60,7 @@ def test_sings_turns_to_the_person_asks_for_games(tmp_path: Path, sample_resourc
 
     async def body() -> None:
         d = await start_virtual(tmp_path, "--personality", "social.yaml", "--resources", str(sample_resources),
-                        "--resources", str(RESOURCES))
+                        "--resources", str(RESOURCES), vision=True)
         msgs = d.messages
         try:
             t0 = d.now()
@@ -139,7 +139,7 @@ def test_fist_bump_bumped_then_left_hanging(tmp_path: Path, sample_resources: Pa
 
     async def body() -> None:
         d = await start_virtual(tmp_path, "--personality", "bump.yaml", "--resources", str(sample_resources),
-                        "--resources", str(RESOURCES))
+                        "--resources", str(RESOURCES), vision=True)
         msgs = d.messages
         try:
             t0 = d.now()
@@ -192,7 +192,7 @@ def test_peekaboo_two_peeks_then_happy(tmp_path: Path, sample_resources: Path) -
 
     async def body() -> None:
         d = await start_virtual(tmp_path, "--personality", "peek.yaml", "--resources", str(sample_resources),
-                        "--resources", str(RESOURCES))
+                        "--resources", str(RESOURCES), vision=True)
         msgs = d.messages
         try:
             t0 = d.now()

@@ -323,7 +323,7 @@ def test_run_reacts_when_the_timeline_puts_the_robot_on_its_back(tmp_path: Path)
     (tmp_path / "s.yaml").write_text("- {at: 1.5, orientation: on_back, for: 2.5}\n")
     # on its back from 3 s (held at 1.5 s, laid down; a second's debounce), on its treads at 4 s;
     # the try at flipping over that is under way then ends before the put-down reaction starts
-    args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", "8", "--sim-script", "s.yaml",
+    args = [sys.executable, "-m", "brain", "run", "--sim", "--no-vision", "--duration", "8", "--sim-script", "s.yaml",
             "--personality", str(REPO / "trees" / "default.yaml"), "--resources", str(REPO / "resources")]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     log = proc.stderr
@@ -357,7 +357,7 @@ reactions:
 def test_run_reacts_when_the_timeline_shakes_the_robot(tmp_path: Path) -> None:
     (tmp_path / "p.yaml").write_text(SHAKE_PERSONALITY)
     (tmp_path / "s.yaml").write_text("- {at: 1.5, event: shake, for: 3}\n")
-    args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", "7", "--sim-script", "s.yaml",
+    args = [sys.executable, "-m", "brain", "run", "--sim", "--no-vision", "--duration", "7", "--sim-script", "s.yaml",
             "--personality", "p.yaml", "--resources", str(REPO / "resources")]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     log = proc.stderr

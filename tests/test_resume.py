@@ -199,8 +199,8 @@ def test_run_resumes_what_a_put_down_reaction_interrupted(tmp_path: Path) -> Non
         # The tree starts once the robot has calibrated (about 1.3 s into the timeline); glancing
         # then runs from about 2.1 s to 5.1 s.
         (folder / "s.yaml").write_text("- {at: 3.3, event: pick_up, for: 0.4}\n")
-        args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", "7", "--personality", "p.yaml",
-                "--sim-script", "s.yaml", "--resources", str(REPO / "resources")]
+        args = [sys.executable, "-m", "brain", "run", "--sim", "--no-vision", "--duration", "7",
+                "--personality", "p.yaml", "--sim-script", "s.yaml", "--resources", str(REPO / "resources")]
         procs[resume] = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=folder)
     logs = {}
     for resume, proc in procs.items():

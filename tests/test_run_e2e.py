@@ -43,7 +43,7 @@ SCRIPT = """\
 
 
 def _run(tmp_path: Path, *extra: str, duration: str = "8") -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-m", "brain", "run", "--sim", "--duration", duration, *extra]
+    args = [sys.executable, "-m", "brain", "run", "--sim", "--no-vision", "--duration", duration, *extra]
     if SAMPLE_RESOURCES.is_dir():
         args += ["--resources", str(SAMPLE_RESOURCES)]
     return subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)

@@ -38,7 +38,7 @@ def test_the_camera_goes_on_after_start_up_and_after_a_reboot_and_frames_flow(tm
     (tmp_path / "p.yaml").write_text(IDLE)
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES))
+        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), vision=True)
         try:
             await d.line(r"vision on: grey camera, faces every 0.3 s, motion every frame")
             await d.message("EnableCamera", timeout=10)
@@ -72,7 +72,7 @@ def test_no_vision_and_vision_false_leave_the_camera_off(tmp_path: Path) -> None
 
     async def body() -> None:
         for args, why in ((["--no-vision"], "--no-vision"), (["--config", "off.yaml"], "vision.enabled is false")):
-            d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), *args)
+            d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), *args, vision=True)
             try:
                 await d.line(rf"vision off \({why}\)")
                 await asyncio.sleep(1.5)
@@ -89,7 +89,8 @@ def test_a_config_reload_switches_the_vision(tmp_path: Path) -> None:
     config.write_text("vision: {enabled: true}\n")
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), "--config", str(config))
+        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), "--config", str(config),
+                        vision=True)
         try:
             await d.line(r"vision on")
             await d.message("EnableCamera", timeout=10)
@@ -115,7 +116,8 @@ def test_new_vision_settings_restart_it_with_the_face_detector_it_had(tmp_path: 
     config.write_text("vision: {face_interval_s: 0.3}\n")
 
     async def body() -> None:
-        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), "--config", str(config))
+        d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES), "--config", str(config),
+                        vision=True)
         try:
             await d.line(r"vision on: grey camera, faces every 0.3 s, motion")
             await d.message("EnableCamera", timeout=10)
@@ -165,7 +167,7 @@ def test_a_second_start_reads_the_face_detector_the_first_one_saved(tmp_path: Pa
     async def one_start() -> int:
         """Run the daemon until it has searched for faces; how many searches its vision reports."""
         d = await start(tmp_path, "--personality", "p.yaml", "--resources", str(RESOURCES),
-                        env={"XDG_CACHE_HOME": str(cache)})
+                        env={"XDG_CACHE_HOME": str(cache)}, vision=True)
         try:
             await d.line(r"vision on: grey camera")
             await d.message("EnableCamera", timeout=10)

@@ -147,12 +147,13 @@ def _capture_logging(args: Any, into: list[tuple[float, str]], loop: asyncio.Abs
 
 
 async def start_virtual(cwd: Path, *args: str, ready: str = r"running \S+ at",
-                        calibrate: bool = False) -> VirtualDaemon:
+                        calibrate: bool = False, vision: bool = False) -> VirtualDaemon:
     """Start a simulator and ``cozmo-brain run --robot ADDRESS *args`` in this process, in ``cwd``;
     wait for ``ready`` in the log. Needs a :class:`VirtualTimeLoop` (see :func:`run_virtual`).
 
     As with :func:`tests.daemon_harness.start`, the simulator skips the motors' start-up
-    calibration unless ``calibrate``.
+    calibration unless ``calibrate``, and the daemon runs with ``--no-vision`` unless ``vision``
+    (drawn and analysed on the loop's thread, the camera is most of the CPU such a test takes).
     """
     loop = asyncio.get_running_loop()
     if not isinstance(loop, VirtualTimeLoop):
@@ -163,7 +164,8 @@ async def start_virtual(cwd: Path, *args: str, ready: str = r"running \S+ at",
     await sim.start(open_link=network.open_link)
     d = VirtualDaemon(sim, network=network)
     sim.add_message_listener(lambda msg: d.received.append((loop.time(), type(msg).__name__, msg)))
-    parsed = parse_command_line(["run", "--robot", f"127.0.0.1:{sim.port}", *args])
+    eyes = [] if vision else ["--no-vision"]
+    parsed = parse_command_line(["run", "--robot", f"127.0.0.1:{sim.port}", *eyes, *args])
     restore_logging = _capture_logging(parsed, d.log, loop)
     old_cwd = os.getcwd()
 
