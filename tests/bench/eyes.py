@@ -67,7 +67,7 @@ def _pct(values: list[float], q: float) -> float:
 
 async def _cpu_window(cwd: Path, seconds: float, warmup: float, *args: str) -> tuple[float, list[float]]:
     """The daemon's CPU % of one core over the window, and the frame period errors (ms) seen meanwhile."""
-    d = await start(cwd, "--resources", str(RESOURCES), *args)
+    d = await start(cwd, "--resources", str(RESOURCES), *args, vision=True)  # (args may say --no-vision)
     try:
         await asyncio.sleep(warmup)
         t0, c0 = d.now(), _cpu_s(d.proc.pid)
@@ -88,7 +88,7 @@ def _frame_errors(d: Daemon, after: float, before: float) -> list[float]:
 
 async def _turn_latencies(cwd: Path, trials: int) -> list[float]:
     (cwd / "turner.yaml").write_text(TURNER)
-    d = await start(cwd, "--resources", str(RESOURCES), "--personality", "turner.yaml")
+    d = await start(cwd, "--resources", str(RESOURCES), "--personality", "turner.yaml", vision=True)
     rng = random.Random(7)
     out: list[float] = []
     try:
