@@ -87,8 +87,13 @@ def test_the_page_against_run_sim(tmp_path: Path) -> None:
 
         axis = driver.find_element("id", "axis")
         ActionChains(driver).move_to_element_with_offset(axis, axis.size["width"] // 2 - 5, -30).click().perform()
-        _wait("the rewind", lambda: driver.find_element("id", "mode").text.startswith("rewound to")
-              and driver.find_element("id", "now-when").text.startswith("at "))
+        try:
+            _wait("the rewind", lambda: driver.find_element("id", "mode").text.startswith("rewound to")
+                  and driver.find_element("id", "now-when").text.startswith("at "))
+        except AssertionError as exc:  # (failed once in a loaded full run) say where the page stood
+            raise AssertionError(f"{exc}; mode: {driver.find_element('id', 'mode').text!r}; now-when: "
+                                 f"{driver.find_element('id', 'now-when').text!r}; browser log: "
+                                 f"{driver.get_log('browser')!r}") from None
         driver.find_element("id", "live").click()
         _wait("live again", lambda: driver.find_element("id", "mode").text == "live")
 

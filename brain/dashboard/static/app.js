@@ -267,6 +267,9 @@ function rewind(t) {
     showDecision(at.decision);
     if (at.mood) renderLegend(at.mood);
     queueRender();
+  }).catch((err) => {
+    // say so rather than leave the page rewound with nothing to show
+    if (S.rewindT === t) $("#now-when").textContent = "could not load " + wall(t) + ": " + err;
   });
 }
 
