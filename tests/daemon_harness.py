@@ -158,7 +158,8 @@ async def start(cwd: Path, *args: str, notify: bool = False, env: dict[str, str]
     start-up against a calibrating robot has its own tests (test_sim_startup, test_capture_conformance).
     The daemon runs with ``--no-vision`` unless ``vision``: the camera costs the simulator and the
     daemon some milliseconds of CPU a frame, fifteen frames a second, and only the tests of what the
-    robot sees need it (those of the vision settings and the eyes pass ``vision=True``).
+    robot sees need it (those of the vision settings and the eyes pass ``vision=True``). A
+    ``command`` runs exactly as given (a unit's ExecStart is the subject there), camera and all.
     """
     sim = await SimulatedCozmo("127.0.0.1", port, calibrate=calibrate).start()
     daemon = Daemon(sim)
@@ -184,7 +185,7 @@ async def start(cwd: Path, *args: str, notify: bool = False, env: dict[str, str]
         loop.add_reader(sock.fileno(), receive)
         environ["NOTIFY_SOCKET"] = "@" + name
     target = ["--robot", f"127.0.0.1:{sim.port}"] if robot else []
-    if not vision:
+    if not vision and command is None:
         target.append("--no-vision")
     daemon.proc = await asyncio.create_subprocess_exec(
         *(command or [sys.executable, "-m", "brain", "run"]), *target, *args, cwd=cwd, env=environ,
