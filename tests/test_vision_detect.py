@@ -226,6 +226,20 @@ def test_a_single_detection_is_only_a_glimpse_and_far_jumps_are_new_faces() -> N
     assert len(tracker.tracks) == 3
 
 
+def test_a_weak_detection_counts_only_once_a_sure_one_confirms_it_and_alone_is_never_glimpsed() -> None:
+    tracker = FaceTracker(lost_after_s=0.5)
+    weak = Box(30, 30, 40, 40, -0.2)  # the detector's margin below 0: a candidate it was unsure of
+    tracker.update([weak], 0.0)
+    assert tracker.update([weak], 0.1).seen == []  # two unsure detections are not a face
+    expired = tracker.expire(0.7)
+    assert tracker.tracks == {} and expired.glimpsed == [] and expired.lost == []
+    tracker.update([weak], 1.0)
+    (seen,) = tracker.update([Box(31, 30, 40, 40, 0.6)], 1.1).seen  # a sure look at it confirms it
+    assert seen.hits == 2 and seen.sure_hits == 1
+    tracker.update([Box(200, 30, 40, 40, 0.4)], 1.2)  # a sure detection alone is still a glimpse
+    assert [t.box.center for t in tracker.expire(1.8).glimpsed] == [(220, 50)]
+
+
 # ---------------------------------------------------------------------------------- motion
 
 

@@ -14,7 +14,7 @@ import pytest
 from driver import events as ev
 from driver.protocol import messages as m
 from driver.samples import state_from_message
-from driver.vision import Vision, VisionConfig
+from driver.vision import Vision, VisionConfig, VisionStats
 from driver.vision.faces import Box
 from driver.vision.sample import ImageSample
 
@@ -143,7 +143,7 @@ class _SlowDetector:
         self.release = threading.Event()
         self.seen: list[int] = []
 
-    def detect(self, gray: np.ndarray, scale: float = 1.0) -> list[Box]:
+    def detect(self, gray: np.ndarray, scale: float = 1.0, min_score: float | None = None) -> list[Box]:
         self.seen.append(int(gray[0, 0]))
         self.release.wait(5.0)
         return []
@@ -193,7 +193,7 @@ def test_a_corrupt_frame_is_counted_and_skipped_and_the_next_one_shows() -> None
 class _BrokenDetector:
     name = "broken"
 
-    def detect(self, gray: np.ndarray, scale: float = 1.0) -> list[Box]:
+    def detect(self, gray: np.ndarray, scale: float = 1.0, min_score: float | None = None) -> list[Box]:
         raise RuntimeError("model exploded")
 
 
@@ -349,6 +349,30 @@ def test_frames_taken_while_the_camera_turns_fast_are_not_searched_the_next_stea
             await unlimited.idle()
         assert unlimited.stats.face_searches == 3 and unlimited.stats.face_searches_smeared == 0
         await unlimited.close()
+
+    run(body())
+
+
+def test_a_face_the_search_is_unsure_of_is_looked_at_again_and_seen_on_the_next_frame() -> None:
+    """A face between two of the detector's scales scores about 0 in a full search, one frame
+    found, the next missed: taken as a candidate, it is looked at in a crop at its own size."""
+    unsure = scene(faces=((astronaut_face(), 90, 30, 105),), noise=2.0, seed=0)  # -0.21 at 1.5x
+
+    async def seen_after(frames: int, weak: float | None) -> tuple[int, VisionStats]:
+        events: list[ev.RobotEvent] = []
+        vision = Vision(VisionConfig(motion=False, face_search_weak_score=weak), emit=events.append)
+        feed = Feeder(vision)
+        for _ in range(frames):
+            await feed.frame(unsure)
+            await vision.idle()
+        await vision.close()
+        return len([e for e in events if isinstance(e, ev.FaceSeen)]), vision.stats
+
+    async def body() -> None:
+        seen, stats = await seen_after(2, -0.5)
+        assert seen == 1 and stats.face_searches == 1 and stats.face_tracks == 1, (seen, stats)
+        seen, stats = await seen_after(6, None)  # only sure detections: two searches, nobody
+        assert seen == 0 and stats.face_searches == 2, (seen, stats)
 
     run(body())
 

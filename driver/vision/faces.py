@@ -78,8 +78,9 @@ class FaceDetector(Protocol):
 
     name: str
 
-    def detect(self, gray: np.ndarray, scale: float = 1.0) -> list[Box]:
-        """Faces in ``gray`` (coordinates of ``gray`` itself, whatever ``scale``)."""
+    def detect(self, gray: np.ndarray, scale: float = 1.0, min_score: float | None = None) -> list[Box]:
+        """Faces in ``gray`` (coordinates of ``gray`` itself, whatever ``scale``); ``min_score``, where
+        the detector scores its faces, also reports those down to that score (None: its own threshold)."""
         ...
 
 
@@ -105,10 +106,14 @@ class DlibHogDetector:
         self._detector: Any = _saved_dlib_detector(dlib, cache if cache is not None else default_cache_folder())
         self.threshold = threshold
 
-    def detect(self, gray: np.ndarray, scale: float = 1.0) -> list[Box]:
-        """Faces in ``gray`` (8-bit, one channel)."""
+    def detect(self, gray: np.ndarray, scale: float = 1.0, min_score: float | None = None) -> list[Box]:
+        """Faces in ``gray`` (8-bit, one channel); a box's score is the SVM's margin (0 at ``threshold``).
+
+        ``min_score`` below ``threshold`` also reports the weaker candidates, down to that margin.
+        """
         image = np.ascontiguousarray(_scaled(gray, scale))
-        rects, scores, _ = self._detector.run(image, 0, self.threshold)
+        threshold = self.threshold if min_score is None else min(min_score, self.threshold)
+        rects, scores, _ = self._detector.run(image, 0, threshold)
         return [Box(r.left() / scale, r.top() / scale, r.width() / scale, r.height() / scale, float(s))
                 for r, s in zip(rects, scores, strict=True)]
 
@@ -151,8 +156,8 @@ class OpenCvHaarDetector:
             raise RuntimeError("haarcascade_frontalface_default.xml did not load")
         self.scale_factor, self.min_neighbors = scale_factor, min_neighbors
 
-    def detect(self, gray: np.ndarray, scale: float = 1.0) -> list[Box]:
-        """Faces in ``gray`` (8-bit, one channel)."""
+    def detect(self, gray: np.ndarray, scale: float = 1.0, min_score: float | None = None) -> list[Box]:
+        """Faces in ``gray`` (8-bit, one channel); the cascade does not score, so ``min_score`` is ignored."""
         image = _scaled(gray, scale)
         found = self._cascade.detectMultiScale(image, scaleFactor=self.scale_factor, minNeighbors=self.min_neighbors)
         return [Box(x / scale, y / scale, w / scale, h / scale, 1.0) for (x, y, w, h) in found]

@@ -84,6 +84,14 @@ class VisionConfig:
     face_track_interval_s: float = 0.1
     #: the frame is scaled up by this before a full search (smaller faces found, more cost)
     face_search_scale: float = 1.5
+    #: a full search also reports the faces it is less sure of, down to this score (dlib's margin;
+    #: None: none). The detector scans a pyramid of scales and a face whose size falls between two
+    #: of them can score about 0 on one frame and miss on the next, at the distance people stand
+    #: at most (a face 70 px wide, 0.5 m away, scored -0.06 to +0.01 at 1.5x). Such a candidate is
+    #: looked at again on the next frame in a crop scaled to the face's own size, where it scores
+    #: well if it is one; it counts as a face only once a sure detection confirms it (a weak one
+    #: alone is never announced, not even as a glimpse).
+    face_search_weak_score: float | None = -0.5
     face_confirm_hits: int = 2
     face_lost_after_s: float = 1.0
     face_width_mm: float = FACE_WIDTH_MM
@@ -171,7 +179,7 @@ class Vision:
         self.reassembler = ChunkReassembler()
         self.history = StateHistory()
         self.tracker = FaceTracker(lost_after_s=self.config.face_lost_after_s,
-                                   confirm_hits=self.config.face_confirm_hits,
+                                   confirm_hits=self.config.face_confirm_hits, weak_below=0.0,
                                    shift=functools.partial(view_shift, self.config.camera))
         self.face_detector: FaceDetector | None = (
             load_face_detector(self.config.face_detector) if isinstance(face_detector, str) else face_detector)
@@ -401,7 +409,8 @@ class Vision:
         if detector is not None and (search or plan.track):
             try:
                 if search:
-                    result.faces = detector.detect(sample.gray, self.config.face_search_scale)
+                    result.faces = detector.detect(sample.gray, self.config.face_search_scale,
+                                                   min_score=self.config.face_search_weak_score)
                 else:
                     result.faces = _unique([b for near in plan.track
                                             for b in detect_in_region(detector, sample.gray, near)])

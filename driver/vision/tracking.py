@@ -6,13 +6,16 @@ it already follows (nearest centre, within a distance relative to the face's siz
 plausible change of size), smooths each face's box, and says what changed:
 
 * a face becomes **seen** once it was detected ``confirm_hits`` times (2 by default, as Anki's
-  engine asked of its face library: a single frame's detection is often a false one);
+  engine asked of its face library: a single frame's detection is often a false one), at least
+  once with a score of ``weak_below`` or more: a *weak* detection (a face the detector was unsure
+  of, as one between two of its scales can be) only counts towards a face a sure one confirms;
 * a face seen before and detected again is **updated** (the caller decides whether that is a
   move worth telling: it knows where the camera looked);
 * it is **lost** when no detection matched it for ``lost_after_s`` (then its id is never reused;
   a person who comes back is a new face: there is no recognition);
 * a face detected fewer than ``confirm_hits`` times before it expired was only **glimpsed**: too
-  little to announce, but worth a look where it was (someone passing while the robot turned).
+  little to announce, but worth a look where it was (someone passing while the robot turned);
+  one only ever detected weakly expires without a word.
 
 When the robot turns its head or body between two frames, every face shifts in the picture.
 Each face keeps the viewpoint its box was seen from (``view``, anything the caller likes, e.g.
@@ -47,6 +50,8 @@ class FaceTrack:
     last_seen_at: float
     hits: int = 1
     confirmed: bool = False
+    #: detections with a score of the tracker's ``weak_below`` or more (one is needed to confirm)
+    sure_hits: int = 1
     #: what the caller attached to the latest detection (e.g. the frame it was found in)
     context: Any = None
     #: the viewpoint ``box`` is seen from (see FaceTracker's ``shift``)
@@ -76,7 +81,7 @@ class FaceTracker:
     """Follows faces across frames; see the module docstring for the rules."""
 
     def __init__(self, *, lost_after_s: float = 1.0, confirm_hits: int = 2, smoothing: float = 0.5,
-                 match_distance: float = 1.5, max_size_ratio: float = 1.8,
+                 match_distance: float = 1.5, max_size_ratio: float = 1.8, weak_below: float = 0.0,
                  shift: Callable[[Any, Any], tuple[float, float]] | None = None) -> None:
         if not 0.0 < smoothing <= 1.0:
             raise ValueError(f"smoothing must be in (0, 1], got {smoothing}")
@@ -85,6 +90,7 @@ class FaceTracker:
         self.smoothing = smoothing
         self.match_distance = match_distance
         self.max_size_ratio = max_size_ratio
+        self.weak_below = weak_below
         #: (from view, to view) -> how far (dx, dy) in pixels the picture moves between them
         self.shift = shift
         self.tracks: dict[int, FaceTrack] = {}
@@ -144,7 +150,8 @@ class FaceTracker:
             self._match(self.tracks[face_id], detections[i], t, context, changes)
         for i, box in enumerate(detections):
             if i not in used_dets:
-                track = FaceTrack(self._next_id, box, t, t, context=context, view=view)
+                track = FaceTrack(self._next_id, box, t, t, context=context, view=view,
+                                  sure_hits=int(box.score >= self.weak_below))
                 self._next_id += 1
                 self.tracks[track.face_id] = track
                 self._confirm(track, changes)
@@ -158,6 +165,7 @@ class FaceTracker:
         track.seen_box = track.box
         track.last_seen_at = max(track.last_seen_at, t)
         track.hits += 1
+        track.sure_hits += box.score >= self.weak_below
         track.context = context
         if track.confirmed:
             changes.updated.append(track)
@@ -165,16 +173,19 @@ class FaceTracker:
             self._confirm(track, changes)
 
     def _confirm(self, track: FaceTrack, changes: TrackerChanges) -> None:
-        if track.hits >= self.confirm_hits:
+        if track.hits >= self.confirm_hits and track.sure_hits:
             track.confirmed = True
             changes.seen.append(track)
 
     def expire(self, now: float) -> TrackerChanges:
         """Drop faces not detected for ``lost_after_s``: confirmed ones come back as lost, the others
-        as glimpsed."""
+        as glimpsed (unless only ever detected weakly)."""
         changes = TrackerChanges()
         for face_id, track in list(self.tracks.items()):
             if now - track.last_seen_at > self.lost_after_s:
                 del self.tracks[face_id]
-                (changes.lost if track.confirmed else changes.glimpsed).append(track)
+                if track.confirmed:
+                    changes.lost.append(track)
+                elif track.sure_hits:
+                    changes.glimpsed.append(track)
         return changes
