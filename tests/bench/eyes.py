@@ -7,7 +7,10 @@ time-stamps every message it receives. Three measurements:
 
 1. **CPU**, the default personality with vision on (camera, face and motion detection at the
    config's rates) against the same with ``--no-vision``: the daemon's utime + stime over a
-   window of ``--seconds`` after a warm-up, in % of one core (target with vision: ≤ 10 %).
+   window of ``--seconds`` after a warm-up, in % of one core (target with vision: ≤ 10 %), split
+   into the event loop's thread and the others (the vision worker's share is what the camera
+   costs by itself; the personality's own activity, which differs from window to window, shows
+   in the animation frames each window sent).
 2. **Frame timing** with vision running: |gap − n × 33.33 ms| between consecutive animation
    frames (OutputAudio / OutputSilence datagrams) as the simulator receives them, n the whole
    number of periods nearest the gap (an idle daemon sends no frame with nothing new), p50 / p99
@@ -60,20 +63,38 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def _thread_cpu_s(pid: int) -> dict[str, float]:
+    """CPU seconds (utime + stime) of the process's main thread (the event loop) and of its other
+    threads together (the vision worker and the frame clock; Python 3.11 leaves them unnamed)."""
+    out = {"main": 0.0, "other": 0.0}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        out["main" if task.name == str(pid) else "other"] += (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return out
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def _cpu_window(cwd: Path, seconds: float, warmup: float, *args: str) -> tuple[float, list[float]]:
-    """The daemon's CPU % of one core over the window, and the frame period errors (ms) seen meanwhile."""
+async def _cpu_window(cwd: Path, seconds: float, warmup: float,
+                      *args: str) -> tuple[float, list[float], dict[str, float], int]:
+    """The daemon's CPU % of one core over the window, the frame period errors (ms) seen meanwhile,
+    the CPU % of its main thread and of the others, and how many animation frames reached the simulator (how busy the
+    personality happened to be, which the CPU follows as much as it follows the camera)."""
     d = await start(cwd, "--resources", str(RESOURCES), *args, vision=True)  # (args may say --no-vision)
     try:
         await asyncio.sleep(warmup)
-        t0, c0 = d.now(), _cpu_s(d.proc.pid)
+        t0, c0, th0 = d.now(), _cpu_s(d.proc.pid), _thread_cpu_s(d.proc.pid)
         await asyncio.sleep(seconds)
-        t1, c1 = d.now(), _cpu_s(d.proc.pid)
-        return 100.0 * (c1 - c0) / (t1 - t0), _frame_errors(d, t0, t1)
+        t1, c1, th1 = d.now(), _cpu_s(d.proc.pid), _thread_cpu_s(d.proc.pid)
+        threads = {name: 100.0 * (cpu - th0.get(name, 0.0)) / (t1 - t0) for name, cpu in th1.items()}
+        frames = sum(1 for t, name, _ in d.received if name in ("OutputAudio", "OutputSilence") and t0 < t < t1)
+        return 100.0 * (c1 - c0) / (t1 - t0), _frame_errors(d, t0, t1), threads, frames
     finally:
         await d.close()
 
@@ -119,12 +140,16 @@ async def _turn_latencies(cwd: Path, trials: int) -> list[float]:
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
-        on, frames = await _cpu_window(cwd, args.seconds, args.warmup)
-        off, frames_off = await _cpu_window(cwd, args.seconds, args.warmup, "--no-vision")
+        on, frames, threads_on, sent_on = await _cpu_window(cwd, args.seconds, args.warmup)
+        off, frames_off, threads_off, sent_off = await _cpu_window(cwd, args.seconds, args.warmup, "--no-vision")
         latencies = await _turn_latencies(cwd, args.trials)
     print(f"daemon CPU, default personality ({args.seconds:g} s window):")
-    print(f"  vision on   {on:6.2f} % of one core   (target <= 10 %)")
-    print(f"  vision off  {off:6.2f} % of one core   (vision costs {on - off:+.2f} points, {on / max(off, 1e-9):.2f}x)")
+    print(f"  vision on   {on:6.2f} % of one core   (target <= 10 %; {sent_on} animation frames sent)")
+    print(f"  vision off  {off:6.2f} % of one core   (vision costs {on - off:+.2f} points, {on / max(off, 1e-9):.2f}x; "
+          f"{sent_off} animation frames sent)")
+    print(f"  the event loop's thread {threads_on['main']:.2f} % with vision, {threads_off['main']:.2f} % without; "
+          f"the other threads {threads_on['other']:.2f} % with (the vision worker and the frame clock), "
+          f"{threads_off['other']:.2f} % without (the frame clock)")
     for name, errs in (("vision on", frames), ("vision off", frames_off)):
         if errs:
             print(f"30 fps frame timing, {name}: |period - 33.3 ms| p50 {statistics.median(errs):.2f} ms, "
