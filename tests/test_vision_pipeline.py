@@ -434,3 +434,21 @@ def test_a_frame_whose_state_came_before_a_turn_began_is_not_motion(state_comes:
 
     motion = [e for e in run(body()) if isinstance(e, ev.MotionSeen)]
     assert len(motion) == (0 if turned else 1), motion
+
+
+def test_opencv_works_in_the_vision_worker_alone_unless_told_otherwise() -> None:
+    """OpenCV's thread pool costs more than it saves on QVGA frames: a pipeline turns it off."""
+    import cv2
+
+    async def threads_with(config: VisionConfig) -> int:
+        vision = Vision(config, emit=lambda e: None)
+        await vision.close()
+        return int(cv2.getNumThreads())
+
+    before = cv2.getNumThreads()
+    try:
+        cv2.setNumThreads(4)
+        assert run(threads_with(VisionConfig(face_detector=None, opencv_threads=None))) == 4
+        assert run(threads_with(VisionConfig(face_detector=None))) == 1
+    finally:
+        cv2.setNumThreads(before)
