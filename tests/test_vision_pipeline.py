@@ -27,13 +27,12 @@ class Feeder:
 
     def __init__(self, vision: Vision, head: float = 0.1, pose_angle: float = 0.0) -> None:
         self.vision, self.head, self.pose_angle = vision, head, pose_angle
-        self.gyro_z = 0.0  # rad/s, as the IMU in the head reports the turn
         self.robot_ms = 1000
         self.image_id = 0x100
 
     def state(self) -> None:
         msg = m.RobotState(timestamp=self.robot_ms, head_angle_rad=self.head, pose_angle_rad=self.pose_angle,
-                           pose_x=100.0, pose_y=-50.0, gyro_z=self.gyro_z)
+                           pose_x=100.0, pose_y=-50.0)
         self.vision.on_state(state_from_message(msg, asyncio.get_running_loop().time()))
 
     async def frame(self, gray: np.ndarray, *, payload: bytes | None = None) -> None:
@@ -314,41 +313,6 @@ def test_the_full_search_slows_down_while_motion_detection_watches_a_still_robot
     async def body() -> None:
         still, moving = await searches(False), await searches(True)
         assert still <= 3 and moving >= 6, (still, moving)
-
-    run(body())
-
-
-def test_frames_taken_while_the_camera_turns_fast_are_not_searched_the_next_steady_one_is() -> None:
-    """A fast turn smears the picture: the search waits for the first steadier frame, then finds her."""
-
-    async def body() -> None:
-        events: list[ev.RobotEvent] = []
-        vision = Vision(VisionConfig(motion=False, face_search_interval_s=0.0), emit=events.append)
-        feed = Feeder(vision)
-        with_her = scene(faces=((astronaut_face(), 90, 30, 180),), noise=2.0, seed=9)
-        feed.gyro_z = 1.5  # about 86 degrees a second
-        for _ in range(5):
-            await feed.frame(with_her)
-            await vision.idle()
-        assert vision.stats.face_searches == 0 and vision.stats.face_searches_smeared == 5
-        assert not [e for e in events if isinstance(e, ev.FaceSeen)]
-        feed.gyro_z = 0.6  # slower than the limit (1 rad/s): searched at once
-        for _ in range(2):
-            await feed.frame(with_her)
-            await vision.idle()
-        assert vision.stats.face_searches == 2
-        assert len([e for e in events if isinstance(e, ev.FaceSeen)]) == 1
-        await vision.close()
-
-        unlimited = Vision(VisionConfig(motion=False, face_search_interval_s=0.0, face_search_max_turn_radps=None),
-                           emit=lambda e: None)
-        feed = Feeder(unlimited)
-        feed.gyro_z = 3.0
-        for _ in range(3):
-            await feed.frame(with_her)
-            await unlimited.idle()
-        assert unlimited.stats.face_searches == 3 and unlimited.stats.face_searches_smeared == 0
-        await unlimited.close()
 
     run(body())
 

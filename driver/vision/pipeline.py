@@ -18,8 +18,7 @@ Why it is built this way:
   cheap look for the faces already followed (a crop around each) on the frames in between, and
   motion detection every ``motion_interval_s`` (0: every frame) while the robot holds still;
   while it does, the full search slows to ``face_search_still_interval_s``, since anyone new in
-  the picture then shows as motion first; a frame taken while the camera turns fast is not
-  searched at all (smeared by the turn), the next steadier one is;
+  the picture then shows as motion first;
 * someone stepping into view is seen two frames later: a frame where motion was found is
   searched at once, and a face found once is looked for again on the very next frame (a face is
   reported after two detections);
@@ -73,14 +72,6 @@ class VisionConfig:
     #: a frame where something moved is searched at once (someone stepping into view); motion is
     #: reported at most every ``motion_config.min_interval_s``, which bounds the extra searches
     face_search_on_motion: bool = True
-    #: no full search of a frame captured while the camera turned faster than this (rad/s, the
-    #: IMU's rate in the state nearest the capture; None: search whatever the camera does). The
-    #: exposure runs to 67 ms in a dim room and 33 ms is common, so at 1 rad/s a face is smeared
-    #: over 10-20 px, more than the HOG detector's 8 px cells: the search costs a full frame's
-    #: work and rarely finds anyone, and a box it does find is wherever the face was mid-turn.
-    #: The search stays due and runs on the first steadier frame; faces already followed are
-    #: still looked for in their crops.
-    face_search_max_turn_radps: float | None = 1.0
     face_track_interval_s: float = 0.1
     #: the frame is scaled up by this before a full search (smaller faces found, more cost)
     face_search_scale: float = 1.5
@@ -124,8 +115,6 @@ class VisionStats:
     corrupt: int = 0
     skipped: int = 0
     face_searches: int = 0
-    #: full searches put off because the camera was turning fast (``face_search_max_turn_radps``)
-    face_searches_smeared: int = 0
     face_tracks: int = 0
     motion_runs: int = 0
     motion_reports: int = 0
@@ -301,11 +290,10 @@ class Vision:
         await self.idle()
         self._executor.shutdown(wait=False)
         s, r = self.stats, self.reassembler
-        log.info("%s: vision: %d frames, %d dropped %s, %d skipped, %d corrupt; %d face searches (%d put off: "
-                 "the camera turned fast), %d face looks, %d motion comparisons, %d motion reports (%d dropped: the "
-                 "robot had begun to move)",
+        log.info("%s: vision: %d frames, %d dropped %s, %d skipped, %d corrupt; %d face searches, "
+                 "%d face looks, %d motion comparisons, %d motion reports (%d dropped: the robot had begun to move)",
                  self.name, s.frames, r.dropped_total, dict(r.dropped), s.skipped, s.corrupt, s.face_searches,
-                 s.face_searches_smeared, s.face_tracks, s.motion_runs, s.motion_reports, s.motion_ego)
+                 s.face_tracks, s.motion_runs, s.motion_reports, s.motion_ego)
 
     # ------------------------------------------------------------------ scheduling (event loop)
 
@@ -320,22 +308,11 @@ class Vision:
             return c.face_search_interval_s
         return max(c.face_search_interval_s, still)
 
-    def _turning_fast(self, state: RobotStateSample | None) -> bool:
-        """Whether the camera turned faster than ``face_search_max_turn_radps`` at the capture."""
-        limit = self.config.face_search_max_turn_radps
-        if limit is None or state is None:
-            return False
-        imu = state.proprioception.imu
-        return imu.gyro_x_radps ** 2 + imu.gyro_y_radps ** 2 + imu.gyro_z_radps ** 2 > limit * limit
-
     def _start(self, frame: CompletedFrame) -> None:
         robot_time, state = locate(frame, self.history)
         c = self.config
         t = frame.received_at
         search = self.face_detector is not None and self._due(self._last_search, self._search_interval(), t)
-        if search and self._turning_fast(state):
-            search = False
-            self.stats.face_searches_smeared += 1
         track: tuple[Box, ...] = ()
         # a face seen once is looked for again on the very next frame: confirming it is what
         # stands between a person stepping into view and the brain hearing of her
