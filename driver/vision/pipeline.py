@@ -174,7 +174,7 @@ class Vision:
         self.reassembler = ChunkReassembler()
         self.history = StateHistory()
         self.tracker = FaceTracker(lost_after_s=self.config.face_lost_after_s,
-                                   confirm_hits=self.config.face_confirm_hits, weak_below=0.0,
+                                   confirm_hits=self.config.face_confirm_hits,
                                    shift=functools.partial(view_shift, self.config.camera))
         self.face_detector: FaceDetector | None = (
             load_face_detector(self.config.face_detector) if isinstance(face_detector, str) else face_detector)
