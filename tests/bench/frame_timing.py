@@ -59,11 +59,11 @@ from driver.sim.server import SimulatedCozmo  # noqa: E402
 DOC = json.dumps({"items": [{"id": i, "name": f"node{i}", "weights": [i * 0.5, i * 0.25, -i],
                              "tags": ["a", "b", "c"], "nested": {"x": i, "y": [1, 2, 3]}} for i in range(60)]})
 SCENARIOS = ("idle", "loaded", "sliced", "brain")
-_SIOCGSTAMPNS = 0x8907
+SIOCGSTAMPNS = 0x8907
 _AUDIO_IDS = (0x8E, 0x8F)  # OutputAudio, OutputSilence
 
 
-def _audio_seq(data: bytes) -> int | None:
+def audio_seq(data: bytes) -> int | None:
     """The sequence number of the OutputAudio/OutputSilence packet in a datagram, if it has one.
 
     Read from the raw bytes (nothing is decoded before the time stamp): the header's first
@@ -102,7 +102,7 @@ def _sim_process(conn: Connection, priority: int) -> None:
         sock = link._transport.get_extra_info("socket")
         fd = sock.fileno()
         try:  # the first SIOCGSTAMPNS switches the kernel's receive stamps on for this socket
-            fcntl.ioctl(fd, _SIOCGSTAMPNS, bytes(16))
+            fcntl.ioctl(fd, SIOCGSTAMPNS, bytes(16))
         except OSError:
             pass
         arrivals: list[float] = []
@@ -113,14 +113,14 @@ def _sim_process(conn: Connection, priority: int) -> None:
 
         def stamped(data: bytes, addr: Any) -> None:
             t = time.perf_counter()  # first thing, before any decoding
-            seq = _audio_seq(data)
+            seq = audio_seq(data)
             if seq is not None:
                 if seq in seen:  # a resend of a frame seen before: not a new arrival
                     resent[0] += 1
                 else:
                     seen.add(seq)
                     arrivals.append(t)
-                    sec, nsec = struct.unpack("qq", fcntl.ioctl(fd, _SIOCGSTAMPNS, bytes(16)))
+                    sec, nsec = struct.unpack("qq", fcntl.ioctl(fd, SIOCGSTAMPNS, bytes(16)))
                     kernel.append(sec + nsec * 1e-9)
             receive(data, addr)
 
