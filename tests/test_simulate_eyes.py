@@ -23,12 +23,14 @@ from .conftest import REPO
 
 pytestmark = pytest.mark.e2e
 
+# The ball rolls for 30 s: motion shows only while the camera holds still (as on a real robot), and a
+# robot that is searching or breathing when it starts holds still only between its moves.
 SCRIPT = """
 - {at: 20, face: alice, bearing_deg: 10, distance_m: 0.6, height_m: 0.25}
 - {at: 200, face_leaves: alice}
 - {at: 240, face: bob, bearing_deg: 45}
 - {at: 330, face_leaves: bob}
-- {at: 400, motion: ground, bearing_deg: 0, for: 8}
+- {at: 400, motion: ground, bearing_deg: 0, for: 30}
 """
 SOCIAL = ("AcknowledgeFace", "InteractWithFaces")
 

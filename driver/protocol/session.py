@@ -374,6 +374,17 @@ class Session:
                 self.stats.duplicate_packets += recv.duplicates - before
                 self.stats.dropped_out_of_window += recv.out_of_window - before_oow
 
+    def heard(self, now: float, packets: int) -> None:
+        """The peer's ``packets`` came in at ``now`` by another way than a datagram (a direct
+        in-memory link, :mod:`driver.memlink`): the peer is alive, and they count as received."""
+        if self.state is not _LINKSTATE_CONNECTED:
+            return
+        self._last_rx = now
+        stats = self.stats
+        stats.received_frames += 1
+        stats.received_packets += packets
+        stats.delivered_packets += packets
+
     def handle_timer(self, now: float) -> None:
         """Do what is due at ``now``: notice a silent peer, repeat a Reset, ping."""
         state = self.state
