@@ -298,7 +298,8 @@ class DirectLink(Link):
         # Whenever the link sends (its flush, the session's timer, a clocked end's Connect going
         # out at once), what is due goes with it, as queued packets go with a datagram.
         self._release()
-        super()._transmit()
+        if not self.session.quiet:  # (the session's datagrams are rare here: pings, mostly)
+            super()._transmit()
 
     def _release(self) -> None:
         """Hand over (or give the session, to go with this transmission) every batch that is due."""

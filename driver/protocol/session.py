@@ -196,6 +196,13 @@ class Session:
         return self._want_flush or bool(self._ready)
 
     @property
+    def quiet(self) -> bool:
+        """True when :meth:`datagrams_to_send` can have nothing to send until a timer or a send
+        says otherwise: nothing queued, unacknowledged, owed an ack or waiting for its time."""
+        return not (self._want_flush or self._ready or self._oob or self._ack_at is not None
+                    or len(self._send) or self._send.backlog or self._stages)
+
+    @property
     def backlog(self) -> int:
         """Sequenced packets queued and not yet sent (waiting for window room or a clocked frame)."""
         return self._send.backlog
