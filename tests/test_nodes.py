@@ -194,33 +194,6 @@ def test_cooldown_blocks_until_the_time_has_passed() -> None:
     assert guard.status is Status.FAILURE and guard.last_ran is None
 
 
-def test_a_run_interrupted_at_once_does_not_start_the_cooldown_with_counts_after() -> None:
-    clock = FakeClock()
-    ctx = _ctx(clock)
-    search = Cooldown("find people", Running("search"), ctx, 240.0, counts_after_s=5.0)
-    search.tick_once()
-    assert search.status is Status.RUNNING
-    clock.t += 0.1
-    search.stop(Status.INVALID)  # a reaction (a cliff) takes over a tenth of a second in
-    assert search.last_ran is None
-    search.tick_once()  # once it is over, the search may start again
-    assert search.status is Status.RUNNING
-    clock.t += 6.0
-    search.stop(Status.INVALID)  # interrupted after it had gone on a while: that counts
-    assert search.last_ran == clock.t
-    search.tick_once()
-    assert search.status is Status.FAILURE and "cooling down" in search.feedback_message
-    # a quick run that ends by itself counts whatever its length, and without counts_after_s
-    # an interruption at once counts too
-    quick = Cooldown("quick", Success("done"), ctx, 240.0, counts_after_s=5.0)
-    quick.tick_once()
-    assert quick.last_ran == clock.t
-    plain = Cooldown("plain", Running("r"), ctx, 240.0)
-    plain.tick_once()
-    plain.stop(Status.INVALID)
-    assert plain.last_ran == clock.t
-
-
 def test_timeout_fails_and_timer_succeeds_on_the_context_clock() -> None:
     clock = FakeClock()
     ctx = _ctx(clock)

@@ -109,22 +109,16 @@ class Cooldown(Explained):
 
     "Ran" means the child got going — it returned RUNNING or SUCCESS at least once — so a
     guard that fails at once does not start the cooldown. The cooldown counts from the
-    moment the child stopped (finished or interrupted). With ``counts_after_s``, a run that
-    something else interrupted (a reaction) before it had gone on that long does not count:
-    a search a cliff cut short after a tenth of a second may start again once the reaction is
-    over, rather than minutes later.
+    moment the child stopped (finished or interrupted).
     """
 
-    def __init__(self, name: str, child: Behaviour, ctx: BrainContext, seconds: float,
-                 counts_after_s: float = 0.0) -> None:
+    def __init__(self, name: str, child: Behaviour, ctx: BrainContext, seconds: float) -> None:
         super().__init__(name=name, child=child)
         self.ctx = ctx
         self.seconds = float(seconds)
-        self.counts_after_s = float(counts_after_s)
         self.last_ran: float | None = None
         self._blocked = False
         self._ran = False
-        self._started: float | None = None
 
     def remaining(self) -> float:
         """Seconds until the child may run again (0 when ready)."""
@@ -141,25 +135,19 @@ class Cooldown(Explained):
 
     def initialise(self) -> None:
         self._ran = False
-        self._started = None
 
     def update(self) -> Status:
         if self._blocked:
             self.feedback_message = f"cooling down, {self.remaining():.1f} s left"
             return FAILURE
-        if self.decorated.status in (RUNNING, SUCCESS) and not self._ran:
+        if self.decorated.status in (RUNNING, SUCCESS):
             self._ran = True
-            self._started = self.ctx.now()
         self.feedback_message = ""
         return self.decorated.status
 
     def terminate(self, new_status: Status) -> None:
         if self._ran and new_status is not RUNNING:
-            now = self.ctx.now()
-            cut_short = (new_status is INVALID and self._started is not None
-                         and now - self._started < self.counts_after_s)
-            if not cut_short:
-                self.last_ran = now
+            self.last_ran = self.ctx.now()
             self._ran = False
 
     def explain(self, passed: bool, depth: int = 0) -> str:

@@ -193,11 +193,8 @@ _LIST: list[NodeType] = [
              "Pick the child with the best mood score; a zero score vetoes.",
              child_keys={"score": Param("score", required=True)}),
     # decorators
-    _decorator("cooldown", lambda name, ctx, child, seconds, counts_after_s=0.0:
-               Cooldown(name, child, ctx, seconds, counts_after_s),
-               "FAILURE until `seconds` after the child last ran.", seconds=_SECONDS,
-               counts_after_s=Param("number", default=0.0, minimum=0.0,
-                                    doc="a run interrupted (by a reaction) sooner than this does not count")),
+    _decorator("cooldown", lambda name, ctx, child, seconds: Cooldown(name, child, ctx, seconds),
+               "FAILURE until `seconds` after the child last ran.", seconds=_SECONDS),
     _decorator("timeout", lambda name, ctx, child, seconds: Timeout(name, child, ctx, seconds),
                "FAILURE (child stopped) when the child runs longer than `seconds`.", seconds=_SECONDS),
     _decorator("timer", lambda name, ctx, child, seconds: Timer(name, child, ctx, seconds),
