@@ -22,7 +22,7 @@ from driver.sim.script import parse_script
 from driver.sim.server import SimulatedCozmo
 
 from .camera_frames import Frame, Reassembler, decode
-from .conftest import run
+from .conftest import eventually, run
 from .daemon_harness import free_udp_port
 
 pytestmark = pytest.mark.e2e
@@ -129,6 +129,29 @@ def _faces(img: np.ndarray) -> list[tuple[float, float, float]]:
 
 def _mean(frames: list[Frame]) -> np.ndarray:
     return np.mean([decode(f.payload).astype(float) for f in frames], axis=0)
+
+
+def test_the_photographs_of_people_to_come_load_once_the_camera_is_on_before_they_come() -> None:
+    """Loading a photograph (importing scikit-image) takes a second or more on a busy machine; done
+    when the first person comes, the camera would skip every frame meanwhile."""
+    pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
+
+    async def body() -> None:
+        script = parse_script("- {at: 60, face: alice, photo: astronaut}", "room.yaml")
+        sim = await SimulatedCozmo(port=0, calibrate=False, script=script).start()
+        robot = Robot(*sim.address)
+        try:
+            await robot.connect()
+            await asyncio.sleep(0.3)
+            assert sim.room.photos.loaded() == ()  # nothing loaded while the camera is off
+            robot.enable_camera(True)
+            await eventually(lambda: sim.room.photos.loaded() == ("astronaut",), timeout=30)
+            assert sim.room.people == {}  # she has not come yet
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=60)
 
 
 def test_a_face_from_the_timeline_is_seen_where_it_stands_and_sized_by_its_distance() -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from driver.sim.camera import CameraPose, Renderer
-from driver.sim.room import PHOTOS, Room
+from driver.sim.room import PHOTO_ORDER, PHOTOS, Room, photos_for
 from driver.sim.script import ScriptError, parse_script
 
 TIMELINE = """\
@@ -168,3 +168,17 @@ def test_without_scikit_image_the_room_is_empty_and_it_is_said_once(monkeypatch:
     assert np.array_equal(img, empty)
     warnings = [r.getMessage() for r in caplog.records if "scikit-image is not installed" in r.getMessage()]
     assert len(warnings) == 1 and "sim-faces" in warnings[0]
+
+
+def test_the_photographs_a_timeline_will_show_are_known_before_it_runs() -> None:
+    steps = parse_script("""\
+- {at: 1, face: alice}
+- {at: 2, face: alice, bearing_deg: 10}
+- {at: 3, face: bob, photo: astronaut}
+- {at: 4, face_leaves: alice}
+""")
+    assert set(photos_for(steps)) == set(PHOTO_ORDER[:2])  # alice may get either, as she comes first or not
+    assert photos_for(steps[2:]) == ("astronaut",)
+    assert photos_for(parse_script("- {at: 1, motion: ground}")) == ()
+    many = parse_script("\n".join(f"- {{at: {i}, face: p{i}}}" for i in range(5)))
+    assert photos_for(many) == PHOTO_ORDER

@@ -112,6 +112,8 @@ class CameraStream:
         self.mode = int(mode)
         self.resolution = int(resolution)
         if self.enabled and not was_on:
+            if self.in_thread:  # (drawn on the loop, frames wait for the loop: none is skipped)
+                self.room.photos.warm(self.room.expected_photos)
             loop = asyncio.get_running_loop()
             self._due = loop.time()
             self._timer = loop.call_soon(self._tick)

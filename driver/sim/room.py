@@ -18,6 +18,7 @@ import importlib.util
 import logging
 import math
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,6 +101,21 @@ class PhotoLibrary:
         self._photos: dict[str, Photo | None] = {}
         self._lock = threading.Lock()
         self._warned = False
+        self._warming = False
+
+    def warm(self, names: tuple[str, ...]) -> None:
+        """Start loading ``names`` on a thread of their own, once, so that the first frame a person
+        is in does not wait for scikit-image to be imported (a second or more on a busy small
+        computer, during which the camera would skip its frames)."""
+        if self._warming or not names or not faces_available():
+            return
+        self._warming = True
+
+        def load() -> None:
+            for name in names:
+                self.get(name)
+
+        threading.Thread(target=load, name="sim-photos", daemon=True).start()
 
     def warn_missing_once(self) -> None:
         """Log once that faces cannot be shown (the package is missing)."""
@@ -107,6 +123,11 @@ class PhotoLibrary:
             self._warned = True
             log.warning("sim: no face photographs: scikit-image is not installed (pip install "
                         "'cozmo-brain[sim-faces]'); the room stays empty of people")
+
+    def loaded(self) -> tuple[str, ...]:
+        """The photographs loaded (or found missing) so far."""
+        with self._lock:
+            return tuple(self._photos)
 
     def get(self, name: str) -> Photo | None:
         """The photo called ``name``, loading it on first use; None when it cannot be had."""
@@ -221,6 +242,8 @@ class Room:
     people: dict[str, Person] = field(default_factory=dict)
     movers: list[Mover] = field(default_factory=list)
     photos: PhotoLibrary = field(default_factory=PhotoLibrary)
+    #: The photographs the timeline will bring in (:func:`photos_for`), loaded ahead once the camera is on.
+    expected_photos: tuple[str, ...] = ()
     _assigned: dict[str, str] = field(default_factory=dict)
     #: What the robot was last placed relative to, per person (bearing, distance, height), for moves.
     _placement: dict[str, tuple[float, float, float]] = field(default_factory=dict)
@@ -314,4 +337,26 @@ __all__ = [
     "PhotoLibrary",
     "Room",
     "faces_available",
+    "photos_for",
 ]
+
+
+def photos_for(steps: Iterable[Any]) -> tuple[str, ...]:
+    """The photographs a timeline's ``face`` steps may show: those they name, and for people given
+    none, the ones :meth:`Room.place_face` hands out in turn (as many as there are people)."""
+    named: list[str] = []
+    people: set[str] = set()
+    unnamed = False
+    for step in steps:
+        if step.event != "face":
+            continue
+        people.add(step.args.get("face", ""))
+        photo = step.args.get("photo")
+        if photo is not None:
+            named.append(photo)
+        else:
+            unnamed = True
+    out = dict.fromkeys(named)
+    if unnamed:
+        out.update(dict.fromkeys(PHOTO_ORDER[:min(len(people), len(PHOTO_ORDER))]))
+    return tuple(out)

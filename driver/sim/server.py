@@ -46,7 +46,7 @@ from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .cubes import CubeRadio
 from .faults import NetworkFaults
 from .output import ANIM_STREAM, AnimationOutput, Display, Speaker
-from .room import ROOM_EVENTS, Room
+from .room import ROOM_EVENTS, Room, photos_for
 from .script import Step
 from .sight import RoomSight
 from .world import WorldEvents
@@ -139,7 +139,7 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
         self._prev_status = 0
         self._body_info_sent = False
         # What the robot sees: the room's contents and the camera that streams them.
-        self.room = Room()
+        self.room = Room(expected_photos=photos_for(self.script))
         self.camera = CameraStream(self.room, self.send, self._camera_sample)
         #: The animation stream waits here for the robot's audio clock (hardware.md §4, §7.7).
         self.anim_buffer = AnimationBuffer()
