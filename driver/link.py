@@ -582,11 +582,7 @@ class Link(asyncio.DatagramProtocol):
             session = self.session
             while (event := session.next_event()) is not None:
                 if isinstance(event, PacketReceived):
-                    if self.on_packet is not None:
-                        try:
-                            self.on_packet(event.packet)
-                        except Exception:  # a bad handler must not take the link down
-                            log.exception("%s: packet handler failed", self.name)
+                    self._deliver(event.packet)
                 elif isinstance(event, StateChanged):
                     self._on_state_changed(event)
                 elif isinstance(event, Retrying):
@@ -595,6 +591,14 @@ class Link(asyncio.DatagramProtocol):
                              self.name, peer[0], peer[1], event.attempt, event.next_in_s)
         finally:
             self._dispatching = False
+
+    def _deliver(self, packet: RawPacket) -> None:
+        """Hand one received packet to ``on_packet``; a handler that raises is logged, the link goes on."""
+        if self.on_packet is not None:
+            try:
+                self.on_packet(packet)
+            except Exception:  # a bad handler must not take the link down
+                log.exception("%s: packet handler failed", self.name)
 
     def _on_state_changed(self, event: StateChanged) -> None:
         old, new = event.old, event.new

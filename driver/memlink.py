@@ -26,7 +26,6 @@ datagram network.
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 from collections import deque
 from typing import Any
@@ -34,8 +33,6 @@ from typing import Any
 from .link import Address, Link, Role
 from .protocol.frame import PacketType, RawPacket
 from .protocol.linkstate import LinkState, StateChanged
-
-log = logging.getLogger(__name__)
 
 __all__ = ["DirectLink", "MemoryNetwork", "MemoryTransport"]
 
@@ -345,14 +342,8 @@ class DirectLink(Link):
                 sender._send_framed(packets)
             return
         session.heard(loop.time(), len(packets))
-        handler = self.on_packet
-        if handler is None:
-            return
         for packet in packets:
-            try:
-                handler(packet)
-            except Exception:  # a bad handler must not take the link down
-                log.exception("%s: packet handler failed", self.name)
+            self._deliver(packet)
 
     def _send_framed(self, packets: list[RawPacket]) -> None:
         if self.session.state is _CONNECTED:
