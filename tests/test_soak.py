@@ -34,7 +34,7 @@ CYCLE = [
     "{orientation: on_back, for: 5}",
     "{event: cliff, for: 1.5}",
 ]
-REACTION_OF = ["Poked", "RobotPickedUp", "ButtonPressed", "CubeTapped", "RobotOnBack", "CliffDetected"]
+REACTION_OF = ["Poked", "RobotPickedUp", "ButtonPressed", "DoubleTapDetected", "RobotOnBack", "CliffDetected"]
 
 
 def _rss_mb() -> float:
