@@ -39,6 +39,25 @@ class _Recorder:
         return [k for k, _, _ in self.events]
 
 
+def test_a_short_lost_after_holds_through_the_robots_calibration() -> None:
+    """After SyncTime a robot calibrates its motors for about 1.3 s and sends no state meanwhile,
+    only its answers to pings: with ``lost_after`` shorter than the usual ping interval the link
+    pings often enough to hear it, instead of losing it again and again during start-up."""
+    async def body() -> None:
+        sim = await SimulatedCozmo(port=0).start()
+        robot = Robot(*sim.address, lost_after=0.3)
+        try:
+            await robot.connect()
+            await eventually(lambda: sim.counts["EnableStopOnCliff"] == 1, timeout=10)  # the start-up's last message
+            await eventually(lambda: robot.state is not None, timeout=5)
+            assert robot.losses == 0
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body(), timeout=30)
+
+
 def test_a_silent_robot_is_lost_failing_its_actions_and_comes_back_through_the_start_up_sequence() -> None:
     async def body() -> None:
         sim = await SimulatedCozmo(port=0).start()

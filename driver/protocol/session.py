@@ -22,8 +22,10 @@ What the session guarantees to the layer above:
   62, each unacknowledged packet resent on its own timeout derived from the measured round trip);
 - out-of-band packets are delivered at once and never resent; datagrams from anyone but the peer
   are dropped, malformed ones counted and dropped;
-- the engine end pings every ``ping_interval``, measures the round trip, and declares the peer
-  LOST when nothing arrives for ``lost_after`` seconds. It then starts again by itself: a Reset at
+- the engine end pings every ``ping_interval`` (at least three times per ``lost_after``: a robot
+  that sends nothing else, calibrating its motors after SyncTime for about 1.3 s, still answers
+  pings), measures the round trip, and declares the peer LOST when nothing arrives for
+  ``lost_after`` seconds. It then starts again by itself: a Reset at
   once, then again after ``retry_initial`` seconds, the wait doubling up to ``retry_max`` (the same
   schedule as a first connect), until the robot answers with a new Connect;
 - the robot end accepts a Reset from a new engine when it has none (or from its own engine, which
@@ -134,7 +136,7 @@ class Session:
         self.role = role
         self.peer = peer
         self.lost_after = lost_after
-        self.ping_interval = ping_interval
+        self.ping_interval = min(ping_interval, lost_after / 3.0)
         self.ack_delay = ack_delay
         #: engine: start again by itself after a loss
         self.reconnect = reconnect

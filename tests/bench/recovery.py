@@ -97,7 +97,8 @@ async def bench(trials: int, seed: int) -> dict[str, list[float]]:
             deadline = time.monotonic() + 30.0
             while not (sim.connected and sim.streaming):
                 if time.monotonic() > deadline:
-                    raise RuntimeError("the daemon did not connect to the simulator")
+                    said = "\n".join(line for _, line in stamps.lines[-15:]) or "(nothing on its stderr)"
+                    raise RuntimeError(f"the daemon did not connect to the simulator within 30 s; it said:\n{said}")
                 await asyncio.sleep(0.05)
             await asyncio.sleep(3.0)  # start-up done, the personality is running
             for n in range(trials):

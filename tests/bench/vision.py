@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import numpy as np  # noqa: E402
 
 from driver.protocol import messages as m  # noqa: E402
+from driver.samples import PoseSample  # noqa: E402
 from driver.vision import Vision, VisionConfig  # noqa: E402
 from driver.vision.chunks import ChunkReassembler  # noqa: E402
 from driver.vision.faces import Box, detect_in_region, load_face_detector  # noqa: E402
@@ -130,9 +131,15 @@ def _time(fn: Callable[[], object], n: int) -> tuple[float, float]:
     return min(samples) * 1000, statistics.median(samples) * 1000
 
 
+#: Where the robot stands in every frame of the detector timings: still, placed by a state of the
+#: frame's own time (the motion detector compares only frames it knows were taken holding still).
+_STILL = PoseSample(0.0, 0.0, 0.0, 0.0, 0.0, 0, 1)
+
+
 def _sample(gray: np.ndarray, t: float) -> ImageSample:
-    return ImageSample("camera", int(t * 15), int(t * 1000), t, t, 320, 240, False, "JPEG_MINIMIZED_GRAY",
-                       gray, gray, b"", -0.2, None, None, CameraIntrinsics())
+    ms = int(t * 1000)
+    return ImageSample("camera", int(t * 15), ms, t, t, 320, 240, False, "JPEG_MINIMIZED_GRAY",
+                       gray, gray, b"", -0.2, _STILL, ms, CameraIntrinsics())
 
 
 def bench_detectors(n: int) -> list[tuple[str, tuple[float, float] | None]]:
@@ -157,13 +164,14 @@ def bench_detectors(n: int) -> list[tuple[str, tuple[float, float] | None]]:
     shifted = np.roll(frame, 3, axis=1)
     state = {"i": 0}
 
-    def motion_step() -> None:  # two frames by turns, 0.1 s apart: every call compares and reports
+    def motion_step() -> None:  # two frames by turns, 0.1 s apart: every call after the first two compares and reports
         state["i"] += 1
         motion._last_report_at = None
         motion.update(_sample(frame if state["i"] % 2 else shifted, state["i"] * 0.1))
 
     rows.append(("motion detection (changes everywhere)", _time(motion_step, n)))
-    assert motion.runs >= n, motion.runs
+    # the first frame has nothing to compare with and the second is not settled yet
+    assert motion.runs >= n - 2, motion.runs
     return rows
 
 
