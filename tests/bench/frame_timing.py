@@ -180,6 +180,16 @@ def _percentile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q / 100.0 * (len(s) - 1))))]
 
 
+def _slot_jitter(stamps: list[float]) -> tuple[list[float], int]:
+    """|gap - n periods| (ms) between consecutive frames, n the whole number of periods nearest the
+    gap, and how many gaps spanned more than one period: for a daemon that sends no frame when it
+    has nothing new (a personality between clips), where :func:`_jitter` would count its quiet
+    stretches as lateness."""
+    gaps = [(b - a) * 1000.0 for a, b in zip(stamps, stamps[1:], strict=False)]
+    return ([abs(g - max(1, round(g / FRAME_MS)) * FRAME_MS) for g in gaps],
+            sum(1 for g in gaps if g > 1.5 * FRAME_MS))
+
+
 def _jitter(stamps: list[float]) -> tuple[list[float], int]:
     periods = [(b - a) * 1000.0 for a, b in zip(stamps, stamps[1:], strict=False)]
     return [abs(p - FRAME_MS) for p in periods], sum(1 for p in periods if p > 1.5 * FRAME_MS)
