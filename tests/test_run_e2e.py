@@ -66,6 +66,10 @@ def test_run_reacts_to_scripted_events_and_stops_cleanly(tmp_path: Path) -> None
         < log.index("doing selector > answer the button")
     assert log.rindex("doing selector > idle") > log.index("reaction RobotPickedUp finished")
     assert re.search(r"\b0 missed", log), log
+    # and how its animation stream went: the reactions' clips were sent
+    frames = re.search(r"animation frames: (\d+) sent, \d+ quiet \(nothing new\), \d+ held for the robot's buffer, "
+                       r"\d+ missed, \d+ prepared after their time; \d+ released over 1 ms late", log)
+    assert frames and int(frames.group(1)) > 0, log
     assert "sim: engine disconnected" in log
 
 

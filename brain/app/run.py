@@ -197,6 +197,7 @@ class Daemon:
             hb = brain.heartbeat.stats
             log.info("stopped after %d beats (median beat %.2f ms, %d missed); %d reactions; safety stops: %d",
                      hb.beats, hb.median_tick_ms(), hb.missed, brain.reactions.handled, brain.safety.stops)
+            _log_frames(brain)
             return self.exit_code
         except StartupError as exc:
             log.error("%s", exc)
@@ -544,3 +545,17 @@ def run_settings(args: argparse.Namespace) -> tuple[Config, RunOptions] | int:
 def _every(interval_s: float) -> str:
     """How often a detector runs, for the log: ``every frame`` or ``every 0.3 s``."""
     return "every frame" if interval_s <= 0 else f"every {interval_s:g} s"
+
+
+def _log_frames(brain: Any) -> None:
+    """At the stop, how the 30 fps animation stream went: what a user needs to tell a robot that
+    stuttered from one that had nothing to show (frames not sent because nothing changed)."""
+    ctl = brain.controller.stats
+    link = brain.robot.link
+    released = ""
+    if link is not None:
+        ls = link.stats
+        released = f"; {ls.late_releases} released over 1 ms late (worst {ls.max_release_late_ms:.1f} ms)"
+    log.info("animation frames: %d sent, %d quiet (nothing new), %d held for the robot's buffer, %d missed, "
+             "%d prepared after their time%s", ctl.frames, ctl.quiet_frames, ctl.held_frames, ctl.missed_frames,
+             ctl.late_frames, released)
