@@ -45,11 +45,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from driver.sim.script import parse_script  # noqa: E402
-from tests.bench.frame_timing import SIOCGSTAMPNS, audio_seq  # noqa: E402
+from tests.bench.frame_timing import SIOCGSTAMPNS, _slot_jitter, audio_seq  # noqa: E402
 from tests.daemon_harness import RESOURCES, Daemon, start  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-FRAME_S = 1 / 30
 TURNER = """
 name: turner
 root:
@@ -150,9 +149,7 @@ def _frame_errors(d: Daemon, after: float, before: float) -> list[float]:
 
 def _period_errors(times: list[float]) -> list[float]:
     """|gap - n periods| in ms between consecutive times (see :func:`_frame_errors`)."""
-    times = sorted(set(times))
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-    return [abs(g - max(1, round(g / FRAME_S)) * FRAME_S) * 1000.0 for g in gaps]
+    return _slot_jitter(sorted(set(times)))[0]
 
 
 async def _turn_latencies(cwd: Path, trials: int) -> list[float]:
