@@ -423,7 +423,9 @@ function wire() {
     queueRender();
   };
   $("#timeline").addEventListener("wheel", onWheel, { passive: false });
-  $("#timeline").addEventListener("click", (e) => rewind(timeAt(e, $("#axis"))));
+  // on the press, not the click: live, the bars are drawn anew ten times a second, and a click
+  // whose press and release land on two generations of a bar reaches nobody
+  $("#timeline").addEventListener("pointerdown", (e) => { if (e.button === 0) rewind(timeAt(e, $("#axis"))); });
   $("#mood-chart").addEventListener("click", (e) => rewind(timeAt(e, $("#mood-chart"))));
   $("#follow").addEventListener("change", () => { S.statuses = ""; applyStatuses(S.live.statuses); });
   $("#run-form").addEventListener("submit", (e) => {
