@@ -205,7 +205,8 @@ def test_timeout_fails_and_timer_succeeds_on_the_context_clock() -> None:
     timeout.tick_once()
     timer.tick_once()
     assert timeout.status is Status.FAILURE and timer.status is Status.SUCCESS
-    assert timeout.decorated.status is Status.INVALID
+    assert timeout.decorated.status is Status.INVALID and timer.decorated.status is Status.INVALID
+    assert (timeout.feedback_message, timer.feedback_message) == ("timed out after 2 s", "ran its 2 s")
     # a decorator interrupted by a higher priority stops its running child with it
     timer = Timer("tm2", Running("r3"), ctx, 5.0)
     timer.tick_once()

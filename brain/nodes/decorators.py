@@ -157,8 +157,12 @@ class Cooldown(Explained):
         return structural_reason(self, passed, depth)
 
 
-class Timeout(Explained):
-    """FAILURE (and the child is stopped) when the child runs longer than ``seconds``."""
+class _RunsFor(Explained):
+    """A child allowed ``seconds`` of running: when they are up the child is stopped and the
+    decorator ends with :attr:`_due` (the time spent suspended under a reaction does not count)."""
+
+    _due: Status
+    _done: str  # the feedback message, formatted with the seconds
 
     def __init__(self, name: str, child: Behaviour, ctx: BrainContext, seconds: float) -> None:
         super().__init__(name=name, child=child)
@@ -175,35 +179,25 @@ class Timeout(Explained):
 
     def update(self) -> Status:
         if self.decorated.status is RUNNING and self.ctx.now() >= self.ends_at:
-            self.feedback_message = f"timed out after {self.seconds:g} s"
+            self.feedback_message = self._done.format(self.seconds)
             self.decorated.stop(INVALID)
-            return FAILURE
+            return self._due
         return self.decorated.status
 
 
-class Timer(Explained):
+class Timeout(_RunsFor):
+    """FAILURE (and the child is stopped) when the child runs longer than ``seconds``."""
+
+    _due = FAILURE
+    _done = "timed out after {:g} s"
+
+
+class Timer(_RunsFor):
     """SUCCESS (and the child is stopped) once the child has run for ``seconds``.
 
     The counterpart of :class:`Timeout` for "do this for a while": look around for 20 s,
     sleep for at most an hour. A child that ends earlier ends the timer with its status.
     """
 
-    def __init__(self, name: str, child: Behaviour, ctx: BrainContext, seconds: float) -> None:
-        super().__init__(name=name, child=child)
-        self.ctx = ctx
-        self.seconds = float(seconds)
-        self.ends_at = 0.0
-
-    def initialise(self) -> None:
-        self.ends_at = self.ctx.now() + self.seconds
-
-    def on_resume(self, now: float, paused_s: float) -> None:
-        """Time spent suspended under a reaction does not count."""
-        self.ends_at += paused_s
-
-    def update(self) -> Status:
-        if self.decorated.status is RUNNING and self.ctx.now() >= self.ends_at:
-            self.feedback_message = f"ran its {self.seconds:g} s"
-            self.decorated.stop(INVALID)
-            return SUCCESS
-        return self.decorated.status
+    _due = SUCCESS
+    _done = "ran its {:g} s"
