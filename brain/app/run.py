@@ -37,6 +37,7 @@ import argparse
 import asyncio
 import dataclasses
 import functools
+import gc
 import logging
 import os
 import signal
@@ -191,6 +192,7 @@ class Daemon:
             self.brain = brain
             if self.dashboard is not None:
                 self.dashboard.attach(brain)
+            _set_aside_heap("started", collect=False)
             self._serve(brain)
             await self.stop.wait()
             self.notifier.stopping("stopping")
@@ -405,6 +407,7 @@ class Daemon:
                 if self._apply_config(brain):
                     await self._restart_vision(brain)
             error: str | None = None
+            gc.unfreeze()  # the old personality's tree must be collectable once replaced
             try:
                 brain.load()
                 status = f"running {brain.personality.name}"
@@ -413,6 +416,7 @@ class Daemon:
                 status = f"reload failed, running {brain.personality.name}"
                 error = str(exc)
             self._loaded_stamps = _stamps(_watched(brain))
+            _set_aside_heap("reloaded")
             self.notifier.ready(status)
             for waiter in waiters:
                 if not waiter.done():
@@ -546,6 +550,26 @@ def _every(interval_s: float) -> str:
     """How often a detector runs, for the log: ``every frame`` or ``every 0.3 s``."""
     return "every frame" if interval_s <= 0 else f"every {interval_s:g} s"
 
+
+
+def _set_aside_heap(why: str, *, collect: bool = True) -> None:
+    """Leave everything alive now out of the garbage collector's full walks (``collect``: after
+    one collection, so that what is garbage now is not kept).
+
+    A running daemon holds some 90,000 objects from its start (modules, resources, the tree, the
+    dashboard's views) that live as long as it does. Every full collection walked them all again,
+    holding the interpreter 20-50 ms here (more on a Raspberry Pi), and the frame-release thread
+    cannot send while it is held: with the dashboard's history growing beat by beat such a
+    collection came every minute or two. Frozen (``gc.freeze``), they are skipped, and full walks
+    see only what came after. At the start nothing is collected first (that walk alone is such a
+    pause, as the first frames go out; what little start-up left as garbage stays). A reload
+    unfreezes first and collects here (:meth:`Daemon._reloader`): the replaced tree, held in
+    cycles, must still be freed.
+    """
+    if collect:
+        gc.collect()
+    gc.freeze()
+    log.debug("heap %s: %d objects kept out of the collector's walks", why, gc.get_freeze_count())
 
 def _log_frames(brain: Any) -> None:
     """At the stop, how the 30 fps animation stream went: what a user needs to tell a robot that
