@@ -551,7 +551,6 @@ def _every(interval_s: float) -> str:
     return "every frame" if interval_s <= 0 else f"every {interval_s:g} s"
 
 
-
 def _set_aside_heap(why: str, *, collect: bool = True) -> None:
     """Leave everything alive now out of the garbage collector's full walks (``collect``: after
     one collection, so that what is garbage now is not kept).
