@@ -19,6 +19,7 @@ Run the test's body with :func:`run_on_virtual_clock`.
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import logging
 import os
@@ -122,6 +123,16 @@ class VirtualDaemon(Daemon):
             if self._restore is not None:
                 self._restore()
                 self._restore = None
+            _release_heap()
+
+
+def _release_heap() -> None:
+    """Undo the freeze the daemon made of this process's heap once it ran (see
+    ``brain.app.run._set_aside_heap``), so the stopped daemon, held in cycles, is freed like any
+    garbage, and freeze again what is left: the worker's own objects (tests/conftest.py)."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _capture_logging(args: Any, into: list[tuple[float, str]], loop: asyncio.AbstractEventLoop) -> Any:
