@@ -18,19 +18,10 @@ from pathlib import Path
 import pytest
 
 from .daemon_harness import RESOURCES
+from .test_daemon_reload import _pose
 from .virtual_daemon import run_on_virtual_clock, start_virtual
 
 pytestmark = pytest.mark.e2e
-
-POSE = """\
-name: {name}
-root:
-  type: sequence
-  name: pose
-  children:
-    - {{type: set_head_angle, params: {{degrees: {degrees}}}}}
-    - {{type: wait, name: hold, params: {{seconds: 120}}}}
-"""
 
 
 def _collected(obj: object) -> bool:
@@ -40,7 +31,7 @@ def _collected(obj: object) -> bool:
 
 def test_the_heap_is_set_aside_once_running_and_a_reload_frees_the_old_tree(tmp_path: Path) -> None:
     p = tmp_path / "p.yaml"
-    p.write_text(POSE.format(name="alpha", degrees=30))
+    p.write_text(_pose("alpha", 30))
 
     async def body() -> None:
         d = await start_virtual(tmp_path, "--personality", str(p), "--resources", str(RESOURCES))
@@ -51,7 +42,7 @@ def test_the_heap_is_set_aside_once_running_and_a_reload_frees_the_old_tree(tmp_
             old = weakref.ref(brain.root.tree)
 
             t = d.now()
-            p.write_text(POSE.format(name="beta", degrees=-15))
+            p.write_text(_pose("beta", -15))
             await d.line(r"personality beta loaded", after=t)
             await d.message("SetHeadAngle", after=t)
             gc.collect()
