@@ -45,13 +45,19 @@ async def eventually(predicate: Callable[[], Any], timeout: float = 3.0, interva
 
 
 def fill_backends() -> list[str]:
-    """The face's polygon fills to check: numpy's always, OpenCV's where it is installed (a daemon
-    uses it once its vision has loaded OpenCV; see driver.animation.raster)."""
+    """The face's polygon fills to check: numpy's always, the compiled one where it was built (the
+    default then), OpenCV's where it is installed (a daemon without the compiled fill uses it once
+    its vision has loaded OpenCV; see driver.animation.raster)."""
+    from driver.animation import raster
+
+    found = ["numpy"]
+    if raster.fill_backend() == "compiled":
+        found.append("compiled")
     try:
         import cv2  # noqa: F401
     except ImportError:
-        return ["numpy"]
-    return ["numpy", "opencv"]
+        return found
+    return [*found, "opencv"]
 
 
 def find_real_data() -> Path | None:

@@ -2,7 +2,8 @@
 
 The decoder is checked against byte sequences the real robot produced (PyCozmo's fixture set,
 imported from the installed ``pycozmo.tests`` package; skipped when it is not importable), and
-the encoder against the decoder and, byte for byte, against PyCozmo's encoder.
+the encoder against the decoder and, byte for byte, against PyCozmo's encoder; the package's
+compiled encoder (the one ``encode`` uses where it was built) and the numpy one against each other.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
+from driver.animation import display
 from driver.animation.display import BLANK_SCREEN, DisplayFormatError, as_pixels, decode, encode
 
 
@@ -221,3 +223,26 @@ def test_decoder_never_crashes_on_garbage(data):
     except DisplayFormatError:
         return
     assert img.shape == (32, 128)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pictures(), st.booleans())
+def test_compiled_and_numpy_encoders_write_the_same_bytes(img, strided):
+    compiled = pytest.importorskip("driver.animation._compiled", reason="built only where a C compiler is")
+    if strided:  # one of the two row sets of a 64-row render, as the face sends it
+        tall = np.zeros((64, 128), dtype=bool)
+        tall[1::2] = img
+        img = tall[1::2]
+    assert display._encode_numpy(img) == compiled.encode(img) == encode(img)
+
+
+def test_encode_uses_the_compiled_encoder_where_it_was_built():
+    compiled = pytest.importorskip("driver.animation._compiled", reason="built only where a C compiler is")
+    assert display._compiled is compiled
+    with pytest.raises(ValueError, match=r"\(32, 128\) one-byte pixels"):
+        compiled.encode(np.zeros((32, 127), dtype=bool))
+    with pytest.raises(ValueError, match=r"\(32, 128\) one-byte pixels"):
+        compiled.encode(np.zeros((32, 128), dtype=np.int32))
+    with pytest.raises(TypeError):
+        compiled.encode(5)
+    assert compiled.encode(np.zeros((32, 128), dtype=np.uint8)) == BLANK_SCREEN

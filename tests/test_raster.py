@@ -1,16 +1,19 @@
 """Polygon filling (driver.animation.raster): the pixels of the face's polygons without OpenCV.
 
-The rules are checked on small cases worked out by hand (with both fills), and the numpy fill
-against OpenCV's ``fillPoly`` (the renderer the golden face images were drawn with) on random
-polygons that are concave, self-intersecting, partly or wholly off the image, several per call,
-at several fixed-point shifts and offsets, when OpenCV is installed. Which fill runs depends on
-whether OpenCV is loaded already, checked in fresh interpreters.
+The rules are checked on small cases worked out by hand (with every fill), and the numpy and the
+compiled fills against OpenCV's ``fillPoly`` (the renderer the golden face images were drawn with)
+on random polygons that are concave, self-intersecting, partly or wholly off the image, several
+per call, at several fixed-point shifts and offsets, when OpenCV is installed. Which fill runs
+depends on whether the compiled fill was built and OpenCV is loaded already, checked in fresh
+interpreters.
 """
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import sysconfig
 
 import numpy as np
 import pytest
@@ -119,16 +122,21 @@ def test_same_pixels_as_opencv_fillpoly():
         shape, polys, shift, offset = _random_case(rng)
         ours = np.zeros(shape, dtype=np.uint8)
         theirs = np.zeros(shape, dtype=np.uint8)
-        fill_polygons(ours, polys, 255, shift, offset, backend="numpy")
         cv2.fillPoly(theirs, polys, 255, cv2.LINE_8, shift, offset)
-        diff = int(np.count_nonzero(ours != theirs))
-        assert diff == 0, f"case {case}: {diff} pixels differ (shape {shape}, shift {shift}, offset {offset})"
-        # and OpenCV through the module (int64 vertices are taken too), several jobs at once
+        for backend in fill_backends():
+            ours[:] = 0
+            fill_polygons(ours, polys, 255, shift, offset, backend=backend)  # type: ignore[arg-type]
+            diff = int(np.count_nonzero(ours != theirs))
+            assert diff == 0, f"case {case}, {backend}: {diff} pixels differ (shape {shape}, shift {shift}, " \
+                f"offset {offset})"
+        # and through the module (int64 vertices are taken too), several jobs at once
         jobs = [([p.astype(np.int64) for p in polys], offset, shape), (polys, (0, 0), (shape[0] // 2, shape[1]))]
-        assert np.array_equal(polygon_masks(jobs, shift, "opencv"), polygon_masks(jobs, shift, "numpy")), case
+        numpy_masks = polygon_masks(jobs, shift, "numpy")
+        for backend in fill_backends():
+            assert np.array_equal(polygon_masks(jobs, shift, backend), numpy_masks), (case, backend)  # type: ignore
 
 
-def test_vertices_beyond_32_bits_are_filled_with_numpy():
+def test_vertices_beyond_32_bits_are_filled_with_numpy_by_opencv():
     pytest.importorskip("cv2", reason="only a question where OpenCV is installed")
     far = np.array([[0, 0], [1 << 40, 0], [0, 3]], dtype=np.int64)
     jobs = [([far], (0, 0), (4, 8))]
@@ -136,10 +144,59 @@ def test_vertices_beyond_32_bits_are_filled_with_numpy():
     assert polygon_masks(jobs, 0, "opencv")[0, 0].all()
 
 
+def test_vertices_beyond_32_bits_and_other_types(backend: str) -> None:
+    far = np.array([[0, 0], [1 << 40, 0], [0, 3]], dtype=np.int64)
+    expected = np.zeros((4, 8), dtype=bool)
+    expected[:3] = True
+    expected[3, :4] = True
+    assert np.array_equal(polygon_masks([([far], (0, 0), (4, 8))], 0, backend)[0], expected)  # type: ignore
+    square = [(2, 1), (6, 1), (6, 4), (2, 4)]
+    reference = _fill((8, 10), [square])
+    for dtype in (np.int16, np.uint8, np.float64):
+        poly = np.array(square, dtype=dtype)
+        assert np.array_equal(polygon_masks([([poly], (0, 0), (8, 10))], 0, backend)[0], reference), dtype  # type: ignore
+    strided = np.array([[2, 9, 1], [6, 9, 1], [6, 9, 4], [2, 9, 4]], dtype=np.int32)[:, ::2]  # not contiguous
+    assert np.array_equal(polygon_masks([([strided], (0, 0), (8, 10))], 0, backend)[0], reference)  # type: ignore
+
+
+def test_the_compiled_fill_is_built_where_a_compiler_is():
+    from driver.animation import raster
+
+    if raster.fill_backend() != "compiled":
+        compiler = sysconfig.get_config_var("CC") or "cc"
+        if shutil.which(compiler.split()[0]) is not None:
+            pytest.fail(f"{compiler} is here but driver.animation._compiled was not built (pip install -e . builds it)")
+        pytest.skip("no C compiler: the package was installed without its compiled fill (numpy fills)")
+
+
+def test_the_compiled_fill_refuses_what_it_cannot_fill():
+    compiled = pytest.importorskip("driver.animation._compiled", reason="built only where a C compiler is")
+    out = np.zeros((4, 8), dtype=bool)
+    square = np.array([[0, 0], [3, 0], [3, 3]], dtype=np.int32)
+    with pytest.raises(TypeError, match="signed 32- or 64-bit integers"):
+        compiled.fill(out, 8, 4, 8, [square.astype(np.float64)], 0, 0, 0)
+    with pytest.raises(TypeError, match="signed 32- or 64-bit integers"):
+        compiled.fill(out, 8, 4, 8, [np.array([1, 2, 3], dtype=np.int32)], 0, 0, 0)  # an odd number of coordinates
+    with pytest.raises(ValueError, match="one byte a pixel"):
+        compiled.fill(out, 8, 5, 8, [square], 0, 0, 0)  # more rows than the buffer holds
+    with pytest.raises(ValueError, match="one byte a pixel"):
+        compiled.fill(np.zeros((4, 8), dtype=np.int32), 8, 4, 8, [square], 0, 0, 0)
+    with pytest.raises(ValueError, match="cannot be filled"):
+        compiled.fill(out, 4, 4, 8, [square], 0, 0, 0)  # rows closer than the width
+    with pytest.raises(ValueError, match="shift must be"):
+        compiled.fill(out, 8, 4, 8, [square], 31, 0, 0)
+    with pytest.raises(TypeError):
+        compiled.fill(out, 8, 4, 8, 5, 0, 0, 0)
+    assert not out.any()  # nothing was drawn by a refused call
+    compiled.fill(out, 8, 4, 8, [square], 0, 0, 0)
+    assert out[0, :4].all() and out[3, 3] and not out[3, 0]
+
+
 def test_opencv_fills_once_something_else_loaded_it():
     pytest.importorskip("cv2", reason="OpenCV is not installed: numpy always fills")
     code = (
         "import sys\n"
+        "sys.modules['driver.animation._compiled'] = None  # as if built without a C compiler\n"
         "from driver.animation import raster\n"
         "from driver.animation.face import render\n"
         "from driver.animation.expressions import EXPRESSIONS\n"
@@ -154,6 +211,25 @@ def test_opencv_fills_once_something_else_loaded_it():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["numpy", "opencv", "True", "4"]  # two eyes, each outline and lids
+
+
+def test_the_compiled_fill_fills_where_it_was_built_even_with_opencv_loaded():
+    pytest.importorskip("driver.animation._compiled", reason="built only where a C compiler is")
+    code = (
+        "from driver.animation import raster\n"
+        "from driver.animation.face import render\n"
+        "from driver.animation.expressions import EXPRESSIONS\n"
+        "before = raster.fill_backend()\n"
+        "face = render(EXPRESSIONS['happy'])\n"
+        "import cv2\n"
+        "fills = []\n"
+        "cv2.fillPoly = lambda *a: fills.append(1)  # OpenCV would draw nothing\n"
+        "same = (render(EXPRESSIONS['happy']) == face).all() and (face == render(EXPRESSIONS['happy'], "
+        "backend='numpy')).all()\n"
+        "print(before, raster.fill_backend(), same, len(fills))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["compiled", "compiled", "True", "0"]
 
 
 def test_rendering_a_face_does_not_load_opencv():

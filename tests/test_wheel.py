@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -33,7 +34,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("wheel")]
 
 #: Not part of a build: version control, environments, caches, earlier build output.
 COPY_IGNORE = shutil.ignore_patterns(".git", ".ci", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__",
-                                     ".pytest_cache", ".ruff_cache", ".hypothesis", "out")
+                                     ".pytest_cache", ".ruff_cache", ".hypothesis", "out", "*.so")
 #: The project's clips (one source each) and the .bin files they are built into.
 CLIPS = len(list((REPO / "resources" / "src" / "animations").glob("*.cozanim")))
 CLIP_FILES = len(list((REPO / "resources" / "cozmo_resources" / "assets" / "animations").glob("*.bin")))
@@ -138,3 +139,17 @@ def test_anim_list_lists_the_packaged_clips(installed, empty):
     names = proc.stdout.split()
     assert len(names) == CLIPS == len(set(names)) and "anim_blink_01" in names
     assert "WARNING" not in proc.stderr
+
+
+def test_the_wheel_carries_the_compiled_face_code(installed, empty):
+    names = zipfile.ZipFile(installed["wheel"]).namelist()
+    built = [n for n in names if n.startswith("driver/animation/_compiled.") and n.endswith((".so", ".pyd"))]
+    if not built:
+        compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+        assert shutil.which(compiler) is None, f"{compiler} is here, yet the wheel has no compiled face code"
+        pytest.skip("no C compiler: the wheel was built without its compiled face code (numpy draws)")
+    assert "driver/animation/_compiled.pyi" in names
+    work, env = empty
+    code = "from driver.animation import display, raster; print(raster.fill_backend(), display._compiled is not None)"
+    out = _run([str(installed["bin"] / "python"), "-c", code], cwd=work, env=env).stdout
+    assert out.split() == ["compiled", "True"]

@@ -3,8 +3,10 @@
 Compares this project's renderer and display encoder with PyCozmo 0.8.0's in the same run, on a
 face that changes every frame (a blend between two expressions, so no cache can help), and on a
 held face through ``FaceRenderer`` (the cached path the animation controller uses). Ours is
-measured with both polygon fills: numpy's (a daemon without vision) and OpenCV's (used once
-OpenCV is loaded, as it is in a daemon with its camera on, ``run``'s default), when installed.
+measured three ways: with the package's compiled fill and encoder (what every daemon uses where
+they were built at install; see driver/animation/raster.py), and as a package built without a C
+compiler draws: numpy's fill and encoder (a daemon without vision), OpenCV's fill and numpy's
+encoder (once OpenCV is loaded, as it is in a daemon with its camera on, ``run``'s default).
 
 Run: ``python tests/bench/face.py [--frames N]``. Prints ms/frame for each and the ratio.
 """
@@ -14,7 +16,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -22,7 +27,7 @@ from driver.animation import display  # noqa: E402
 from driver.animation.expressions import EXPRESSIONS  # noqa: E402
 from driver.animation.face import FaceParams, interpolate, render, to_display  # noqa: E402
 from driver.animation.face_images import FaceRenderer  # noqa: E402
-from driver.animation.raster import Backend  # noqa: E402
+from driver.animation.raster import Backend, fill_backend  # noqa: E402
 
 # Our eye layout lists the corner radii as lower inner, upper inner, upper outer, lower outer;
 # PyCozmo's as lower inner, lower outer, upper inner, upper outer. Reorder so both draw alike.
@@ -48,26 +53,35 @@ def faces(n: int) -> list[FaceParams]:
     return out
 
 
+def _encoder(backend: Backend) -> Callable[[np.ndarray], bytes]:
+    """The display encoder that goes with a fill: the compiled one with the compiled fill, numpy's
+    otherwise (a package built without a C compiler has neither)."""
+    if backend == "compiled":
+        return display.encode
+    return lambda picture: display._encode_numpy(display.as_pixels(picture))
+
+
 def bench_ours(frames: list[FaceParams], backend: Backend) -> float:
+    encode = _encoder(backend)
     start = time.perf_counter()
     for i, face in enumerate(frames):
-        display.encode(to_display(render(face, backend=backend), i & 1))
+        encode(to_display(render(face, backend=backend), i & 1))
     return (time.perf_counter() - start) / len(frames)
 
 
 def bench_ours_blending(n: int, backend: Backend) -> float:
     """Blend neutral -> angry over 30 frames (face params computed per frame), then draw."""
     a, b = EXPRESSIONS["neutral"], EXPRESSIONS["angry"]
+    encode = _encoder(backend)
     start = time.perf_counter()
     for i in range(n):
         face = interpolate(a, b, (i % 30) / 29.0)
-        display.encode(to_display(render(face, backend=backend), i & 1))
+        encode(to_display(render(face, backend=backend), i & 1))
     return (time.perf_counter() - start) / n
 
 
 def bench_pycozmo_blending(n: int) -> float | None:
     try:
-        import numpy as np
         from PIL import Image
         from pycozmo.image_encoder import ImageEncoder
         from pycozmo.procedural_face import ProceduralFace
@@ -96,7 +110,6 @@ def bench_ours_held(frames: list[FaceParams]) -> float:
 
 def bench_pycozmo(frames: list[FaceParams]) -> float | None:
     try:
-        import numpy as np
         from PIL import Image
         from pycozmo.image_encoder import ImageEncoder
         from pycozmo.procedural_face import ProceduralFace
@@ -114,13 +127,19 @@ def bench_pycozmo(frames: list[FaceParams]) -> float | None:
 
 
 def _backends() -> list[Backend]:
-    """numpy's fill, and OpenCV's when it can be loaded (loading it here is what a daemon's vision does)."""
+    """numpy's fill, the compiled one where it was built (what a daemon uses then, with its camera
+    on or off), and OpenCV's when it can be loaded (loading it here is what a daemon's vision does)."""
+    found: list[Backend] = ["numpy"]
+    if fill_backend() == "compiled":
+        found.append("compiled")
+    else:
+        print("the compiled fill was not built (no C compiler at install): not measured")
     try:
         import cv2  # noqa: F401
     except ImportError:
-        print("OpenCV not importable: only the numpy fill is measured")
-        return ["numpy"]
-    return ["numpy", "opencv"]
+        print("OpenCV not importable: its fill is not measured")
+        return found
+    return [*found, "opencv"]
 
 
 def main() -> None:
@@ -143,7 +162,7 @@ def main() -> None:
         bench_ours(frames[:30], backend)  # warm up
         ours = min(bench_ours(frames, backend) for _ in range(3))
         ours_blend = min(bench_ours_blending(len(frames), backend) for _ in range(3))
-        print(f"cozmo-brain, {backend} fill:")
+        print(f"cozmo-brain, {backend} fill, {'compiled' if backend == 'compiled' else 'numpy'} encoder:")
         print(f"  render+reduce+encode:       {ours * 1e3:8.3f} ms/frame"
               + (f"  ({theirs / ours:.1f}x PyCozmo)" if theirs is not None else ""))
         print(f"  blend+render+reduce+encode: {ours_blend * 1e3:8.3f} ms/frame"
