@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from driver.animation import display
+from driver.animation import face as face_module
 from driver.animation.easing import CURVES, UnknownEasingError, ease, easing, easing_names
 from driver.animation.expressions import EXPRESSIONS, UnknownExpressionError, expression, expression_names
 from driver.animation.face import (
@@ -226,26 +227,55 @@ def test_any_finite_face_renders(face):
     img = render(face, backend="numpy")
     assert img.shape == (64, 128) and img.dtype == np.uint8
     assert set(np.unique(img).tolist()) <= {0, 255}
-    if "opencv" in fill_backends():  # OpenCV's fill lights the very same pixels
-        assert np.array_equal(render(face, backend="opencv"), img)
+    for backend in fill_backends()[1:]:  # the compiled code and OpenCV's fill light the very same pixels
+        assert np.array_equal(render(face, backend=backend), img), backend
 
 
-def test_blends_render_alike_with_either_fill():
-    if "opencv" not in fill_backends():
-        pytest.skip("OpenCV is not installed: only the numpy fill is there")
+def test_blends_render_alike_with_every_fill():
+    if len(fill_backends()) < 2:
+        pytest.skip("neither the compiled code nor OpenCV is there: only the numpy fill")
     names = sorted(EXPRESSIONS)
     for i, a in enumerate(names):
         b = names[(i * 7 + 3) % len(names)]
         for t in np.linspace(0.0, 1.0, 13):
             face = interpolate(EXPRESSIONS[a], EXPRESSIONS[b], float(t))
-            for size in ((128, 64), (200, 90)):
-                ours, theirs = render(face, *size, backend="numpy"), render(face, *size, backend="opencv")
-                assert np.array_equal(ours, theirs), (a, b, t, size)
+            for size in ((128, 64), (200, 90), (45, 23)):
+                ours = render(face, *size, backend="numpy")
+                for backend in fill_backends()[1:]:
+                    assert np.array_equal(ours, render(face, *size, backend=backend)), (a, b, t, size, backend)
 
 
-def test_render_rejects_non_finite_parameters():
+def test_compiled_eyes_light_numpys_pixels_on_and_off_the_fixed_point_grid():
+    compiled = pytest.importorskip("driver.animation._compiled", reason="built only where a C compiler is")
+    rng = np.random.default_rng(11)
+    n = face_module._EYE_POINTS
+    for case in range(300):
+        centre = rng.uniform(-20, 150, 2)
+        pts = centre + rng.uniform(-30, 30, (2, n, 2))
+        if case % 2:  # on the ties of the fixed-point grid (1/16 px)
+            pts = (np.floor(pts * 16) + 0.5) / 16
+        shape = (64, 128) if case % 3 else (int(rng.integers(1, 90)), int(rng.integers(1, 200)))
+        ours, theirs = np.zeros(shape, np.uint8), np.zeros(shape, np.uint8)
+        assert face_module._draw_eyes(ours, pts, "numpy") and face_module._draw_eyes(theirs, pts, "compiled")
+        assert np.array_equal(ours, theirs), case
+    bad = np.zeros((64, 128), np.uint8)
+    with pytest.raises(ValueError, match="float64"):
+        compiled.draw_eyes(bad, np.zeros((2, n - 1, 2)), face_module._OUTLINE_POINTS, face_module._LID_POINTS, 4)
+    with pytest.raises(ValueError, match="float64"):
+        compiled.draw_eyes(bad, np.zeros((2, n, 2), np.float32), face_module._OUTLINE_POINTS,
+                           face_module._LID_POINTS, 4)
+    with pytest.raises(ValueError, match="one-byte pixels"):
+        compiled.draw_eyes(np.zeros((64, 128)), np.zeros((2, n, 2)), face_module._OUTLINE_POINTS,
+                           face_module._LID_POINTS, 4)
+    assert not bad.any()
+
+
+@pytest.mark.parametrize("backend", fill_backends())
+def test_render_rejects_non_finite_parameters(backend):
     with pytest.raises(FaceParamsError, match="non-finite"):
-        render(DEFAULT_FACE.replace_eyes(upper_lid_angle=float("inf")).replace(center_x=float("nan")))
+        render(DEFAULT_FACE.replace_eyes(upper_lid_angle=float("inf")).replace(center_x=float("nan")), backend=backend)
+    with pytest.raises(FaceParamsError, match="non-finite"):
+        render(DEFAULT_FACE.replace(center_y=float("nan")), backend=backend)
 
 
 def test_render_scales_with_the_canvas():

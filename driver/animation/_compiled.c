@@ -1,11 +1,14 @@
-/* The face's two hot loops, compiled: the polygon fill and the display encoder.
+/* The face's hot loops, compiled: the polygon fill, the drawing of two placed eyes, the display
+ * encoder.
  *
  * Why C: numpy does a fill, or an encoding, in a few dozen calls whatever the picture, and on a
  * small computer those calls alone cost about a third of a millisecond a face and a tenth for its
- * encoding; OpenCV would fill in a tenth of that but costs a resident 17 MB to import. This module
- * costs nothing resident and does both in a few microseconds. It is built where the package is
+ * encoding, several times that in a daemon that wakes to draw one face and sleeps again; OpenCV
+ * would fill in a tenth of that but costs a resident 17 MB to import. This module costs nothing
+ * resident and does all of it in a few microseconds. It is built where the package is
  * installed with a C compiler (setup.py marks it optional); without it the numpy code in
- * raster.py and display.py does the same work, and the tests hold both to the same output.
+ * raster.py, face.py and display.py does the same work, and the tests hold both to the same
+ * output.
  *
  * fill() lights the pixels raster.py's numpy fill lights (which are OpenCV's
  * fillPoly(img, polygons, 1, LINE_8, shift, offset) pixels), one image at a time:
@@ -18,6 +21,9 @@
  *    fixed point (each edge stepped by its slope rounded towards zero, the slope taken from the
  *    clipped ends), each pair of sorted crossings lighting ceil(first) .. floor(second).
  *
+ * draw_eyes() is face._draw_eyes: both eyes' vertices to fixed point, their boxes, the outline
+ * and lid fills above, the canvas lit where the outline is and the lids are not.
+ *
  * encode() writes display.py's DisplayImage opcodes for a 128 x 32 picture, byte for byte what
  * display.encode's numpy code writes (see its docstring for the opcodes and the choices).
  *
@@ -26,6 +32,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -123,99 +130,39 @@ typedef struct {
     int64_t dx;          /* x per row, 16.16 */
 } FillEdge;
 
+/* One polygon's vertices as the core fill reads them: x and y in turn, 32- or 64-bit. */
 typedef struct {
-    Py_buffer view;
-    Py_ssize_t count;  /* vertices */
-    int wide;          /* 64-bit coordinates, else 32-bit */
-} Polygon;
+    const void *data;
+    Py_ssize_t count; /* vertices */
+    int wide;         /* 64-bit coordinates, else 32-bit */
+} PolygonData;
 
-static inline int64_t coord(const Polygon *p, Py_ssize_t i)
+static inline int64_t coord(const PolygonData *p, Py_ssize_t i)
 {
-    return p->wide ? ((const int64_t *)p->view.buf)[i] : ((const int32_t *)p->view.buf)[i];
+    return p->wide ? ((const int64_t *)p->data)[i] : ((const int32_t *)p->data)[i];
 }
 
-/* Take a polygon's buffer: C-contiguous 32- or 64-bit signed integers, x and y in turn. */
-static int take_polygon(PyObject *obj, Polygon *p)
+/* Light the pixels of `polys` in the height x width image at `img` (rows `stride` bytes apart).
+ * Returns -1 (with no exception set) when memory runs out, else 0. */
+static int fill_core(uint8_t *img, Py_ssize_t stride, Py_ssize_t height, Py_ssize_t width, const PolygonData *polys,
+                     Py_ssize_t n_polys, int shift, int64_t offset_x, int64_t offset_y)
 {
-    if (PyObject_GetBuffer(obj, &p->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return -1;
-    const char *fmt = p->view.format ? p->view.format : "B";
-    char code = fmt[strlen(fmt) - 1];
-    Py_ssize_t size = p->view.itemsize;
-    if (!((size == 4 && (code == 'i' || code == 'l')) || (size == 8 && (code == 'l' || code == 'q')))
-        || (p->view.len / size) % 2 != 0) {
-        PyErr_Format(PyExc_TypeError, "a polygon must be (N, 2) signed 32- or 64-bit integers, got format '%s'",
-                     fmt);
-        PyBuffer_Release(&p->view);
-        return -1;
-    }
-    p->wide = size == 8;
-    p->count = p->view.len / size / 2;
-    return 0;
-}
-
-static PyObject *fill(PyObject *self, PyObject *args)
-{
-    PyObject *out_obj, *polygons_obj;
-    Py_ssize_t stride, height, width;
-    int shift;
-    long long offset_x, offset_y;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OnnnOiLL:fill", &out_obj, &stride, &height, &width, &polygons_obj, &shift,
-                          &offset_x, &offset_y))
-        return NULL;
-    if (shift < 0 || shift > 30) {
-        PyErr_Format(PyExc_ValueError, "shift must be 0..30, got %d", shift);
-        return NULL;
-    }
-    if (height <= 0 || width <= 0 || stride < width) {
-        PyErr_Format(PyExc_ValueError, "image of %zd x %zd with rows %zd apart cannot be filled", height, width,
-                     stride);
-        return NULL;
-    }
-    Py_buffer out;
-    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    PyObject *seq = NULL;
-    Polygon *polys = NULL;
-    FillEdge *edges = NULL;
-    Py_ssize_t *row_start = NULL;
-    int64_t *cross = NULL;
-    Py_ssize_t n_polys = 0, taken = 0;
-    PyObject *result = NULL;
-
-    if (out.itemsize != 1 || out.len < (height - 1) * stride + width) {
-        PyErr_SetString(PyExc_ValueError, "the image must be one byte a pixel and hold height x stride bytes");
-        goto done;
-    }
-    seq = PySequence_Fast(polygons_obj, "polygons must be a sequence of (N, 2) integer arrays");
-    if (seq == NULL)
-        goto done;
-    n_polys = PySequence_Fast_GET_SIZE(seq);
-    polys = PyMem_Calloc((size_t)(n_polys ? n_polys : 1), sizeof(Polygon));
-    if (polys == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
     Py_ssize_t n_points = 0;
-    for (; taken < n_polys; taken++) {
-        if (take_polygon(PySequence_Fast_GET_ITEM(seq, taken), &polys[taken]) < 0)
-            goto done;
-        n_points += polys[taken].count;
-    }
-    edges = PyMem_Malloc(sizeof(FillEdge) * (size_t)(n_points ? n_points : 1));
-    row_start = PyMem_Calloc((size_t)height + 1, sizeof(Py_ssize_t));
-    if (edges == NULL || row_start == NULL) {
-        PyErr_NoMemory();
+    for (Py_ssize_t p = 0; p < n_polys; p++)
+        n_points += polys[p].count;
+    FillEdge *edges = PyMem_Malloc(sizeof(FillEdge) * (size_t)(n_points ? n_points : 1));
+    Py_ssize_t *row_start = PyMem_Calloc((size_t)height + 1, sizeof(Py_ssize_t));
+    Py_ssize_t *fill_at = NULL;
+    int64_t *cross = NULL;
+    int result = -1;
+    if (edges == NULL || row_start == NULL)
         goto done;
-    }
 
-    uint8_t *img = out.buf;
     const int64_t right = width - 1, bottom = height - 1;
     const int64_t half = ((int64_t)1 << shift) >> 1, ox = offset_x + half, oy = offset_y + half;
     Py_ssize_t n_edges = 0, n_cross = 0;
     for (Py_ssize_t p = 0; p < n_polys; p++) {
-        const Polygon *poly = &polys[p];
+        const PolygonData *poly = &polys[p];
         if (poly->count == 0)
             continue;
         /* every polygon closes on itself: the first vertex's predecessor is the last */
@@ -271,19 +218,15 @@ static PyObject *fill(PyObject *self, PyObject *args)
         for (Py_ssize_t r = 0; r < height; r++)
             row_start[r + 1] += row_start[r];
         cross = PyMem_Malloc(sizeof(int64_t) * (size_t)n_cross);
-        Py_ssize_t *fill_at = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)height);
-        if (cross == NULL || fill_at == NULL) {
-            PyMem_Free(fill_at);
-            PyErr_NoMemory();
+        fill_at = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)height);
+        if (cross == NULL || fill_at == NULL)
             goto done;
-        }
         memcpy(fill_at, row_start, sizeof(Py_ssize_t) * (size_t)height);
         for (Py_ssize_t k = 0; k < n_edges; k++) {
             const FillEdge *e = &edges[k];
             for (int64_t r = e->first; r < e->last; r++)
                 cross[fill_at[r]++] = e->x_top + (r - e->top) * e->dx;
         }
-        PyMem_Free(fill_at);
         for (Py_ssize_t r = 0; r < height; r++) {
             int64_t *c = cross + row_start[r];
             Py_ssize_t n = row_start[r + 1] - row_start[r];
@@ -305,17 +248,207 @@ static PyObject *fill(PyObject *self, PyObject *args)
             }
         }
     }
+    result = 0;
+
+done:
+    PyMem_Free(edges);
+    PyMem_Free(row_start);
+    PyMem_Free(fill_at);
+    PyMem_Free(cross);
+    return result;
+}
+
+/* Take a polygon's buffer: C-contiguous 32- or 64-bit signed integers, x and y in turn. */
+static int take_polygon(PyObject *obj, Py_buffer *view, PolygonData *p)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    const char *fmt = view->format ? view->format : "B";
+    char code = fmt[strlen(fmt) - 1];
+    Py_ssize_t size = view->itemsize;
+    if (!((size == 4 && (code == 'i' || code == 'l')) || (size == 8 && (code == 'l' || code == 'q')))
+        || (view->len / size) % 2 != 0) {
+        PyErr_Format(PyExc_TypeError, "a polygon must be (N, 2) signed 32- or 64-bit integers, got format '%s'",
+                     fmt);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    p->data = view->buf;
+    p->wide = size == 8;
+    p->count = view->len / size / 2;
+    return 0;
+}
+
+static PyObject *fill(PyObject *self, PyObject *args)
+{
+    PyObject *out_obj, *polygons_obj;
+    Py_ssize_t stride, height, width;
+    int shift;
+    long long offset_x, offset_y;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OnnnOiLL:fill", &out_obj, &stride, &height, &width, &polygons_obj, &shift,
+                          &offset_x, &offset_y))
+        return NULL;
+    if (shift < 0 || shift > 30) {
+        PyErr_Format(PyExc_ValueError, "shift must be 0..30, got %d", shift);
+        return NULL;
+    }
+    if (height <= 0 || width <= 0 || stride < width) {
+        PyErr_Format(PyExc_ValueError, "image of %zd x %zd with rows %zd apart cannot be filled", height, width,
+                     stride);
+        return NULL;
+    }
+    Py_buffer out;
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    PyObject *seq = NULL;
+    Py_buffer *views = NULL;
+    PolygonData *polys = NULL;
+    Py_ssize_t n_polys = 0, taken = 0;
+    PyObject *result = NULL;
+
+    if (out.itemsize != 1 || out.len < (height - 1) * stride + width) {
+        PyErr_SetString(PyExc_ValueError, "the image must be one byte a pixel and hold height x stride bytes");
+        goto done;
+    }
+    seq = PySequence_Fast(polygons_obj, "polygons must be a sequence of (N, 2) integer arrays");
+    if (seq == NULL)
+        goto done;
+    n_polys = PySequence_Fast_GET_SIZE(seq);
+    views = PyMem_Calloc((size_t)(n_polys ? n_polys : 1), sizeof(Py_buffer));
+    polys = PyMem_Calloc((size_t)(n_polys ? n_polys : 1), sizeof(PolygonData));
+    if (views == NULL || polys == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; taken < n_polys; taken++) {
+        if (take_polygon(PySequence_Fast_GET_ITEM(seq, taken), &views[taken], &polys[taken]) < 0)
+            goto done;
+    }
+    if (fill_core(out.buf, stride, height, width, polys, n_polys, shift, offset_x, offset_y) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
     result = Py_NewRef(Py_None);
 
 done:
     for (Py_ssize_t p = 0; p < taken; p++)
-        PyBuffer_Release(&polys[p].view);
+        PyBuffer_Release(&views[p]);
+    PyMem_Free(views);
     PyMem_Free(polys);
-    PyMem_Free(edges);
-    PyMem_Free(row_start);
-    PyMem_Free(cross);
     Py_XDECREF(seq);
     PyBuffer_Release(&out);
+    return result;
+}
+
+/* draw_eyes(canvas, points, outline_points, lid_points, shift) -> bool
+ *
+ * face.render's drawing, once its geometry is placed: `points` is (2, E, 2) float64, each eye's
+ * outline (`outline_points`) then its upper and lower lid (`lid_points` each), in canvas pixels.
+ * For each eye: the vertices in fixed point (rounded half to even, as numpy's rint), its box
+ * (the outline's floor .. ceil + 1, within the canvas), the outline filled and the lids filled
+ * together inside the box, and the canvas lit (255) where the outline is and the lids are not.
+ * False, with nothing drawn, when a point is not finite. */
+static PyObject *draw_eyes(PyObject *self, PyObject *args)
+{
+    PyObject *canvas_obj, *points_obj;
+    Py_ssize_t n_outline, n_lid;
+    int shift;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOnni:draw_eyes", &canvas_obj, &points_obj, &n_outline, &n_lid, &shift))
+        return NULL;
+    if (shift < 0 || shift > 30 || n_outline < 1 || n_lid < 1) {
+        PyErr_SetString(PyExc_ValueError, "draw_eyes: shift must be 0..30 and every polygon have a point");
+        return NULL;
+    }
+    Py_buffer canvas, points;
+    if (PyObject_GetBuffer(canvas_obj, &canvas, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(points_obj, &points, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&canvas);
+        return NULL;
+    }
+    const Py_ssize_t per_eye = n_outline + 2 * n_lid;
+    PyObject *result = NULL;
+    int64_t *fixed = NULL;
+    uint8_t *masks = NULL;
+    if (canvas.ndim != 2 || canvas.itemsize != 1) {
+        PyErr_SetString(PyExc_ValueError, "draw_eyes: the canvas must be a 2-D array of one-byte pixels");
+        goto done;
+    }
+    if (points.itemsize != 8 || points.format == NULL || points.format[strlen(points.format) - 1] != 'd'
+        || points.len != (Py_ssize_t)sizeof(double) * 2 * per_eye * 2) {
+        PyErr_SetString(PyExc_ValueError, "draw_eyes: the points must be (2, outline + 2 * lid, 2) float64");
+        goto done;
+    }
+    const double *pts = points.buf;
+    const Py_ssize_t n_values = 2 * per_eye * 2;
+    for (Py_ssize_t i = 0; i < n_values; i++) {
+        if (!isfinite(pts[i])) {
+            result = Py_NewRef(Py_False);
+            goto done;
+        }
+    }
+    const Py_ssize_t height = canvas.shape[0], width = canvas.shape[1];
+    uint8_t *img = canvas.buf;
+    const double one = (double)((int64_t)1 << shift);
+    fixed = PyMem_Malloc(sizeof(int64_t) * (size_t)n_values);
+    masks = PyMem_Malloc((size_t)(2 * height * width + 1));
+    if (fixed == NULL || masks == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n_values; i++)
+        fixed[i] = (int64_t)nearbyint(pts[i] * one);
+    for (int eye = 0; eye < 2; eye++) {
+        const double *outline = pts + eye * per_eye * 2;
+        double lo_x = outline[0], lo_y = outline[1], hi_x = outline[0], hi_y = outline[1];
+        for (Py_ssize_t i = 1; i < n_outline; i++) {
+            double x = outline[2 * i], y = outline[2 * i + 1];
+            lo_x = x < lo_x ? x : lo_x;
+            hi_x = x > hi_x ? x : hi_x;
+            lo_y = y < lo_y ? y : lo_y;
+            hi_y = y > hi_y ? y : hi_y;
+        }
+        int64_t x0 = (int64_t)floor(lo_x), y0 = (int64_t)floor(lo_y);
+        int64_t x1 = (int64_t)ceil(hi_x) + 1, y1 = (int64_t)ceil(hi_y) + 1;
+        x0 = x0 > 0 ? x0 : 0;
+        y0 = y0 > 0 ? y0 : 0;
+        x1 = x1 < width ? x1 : width;
+        y1 = y1 < height ? y1 : height;
+        if (!(x0 < x1 && y0 < y1))
+            continue; /* off screen or scaled to nothing */
+        const Py_ssize_t h = (Py_ssize_t)(y1 - y0), w = (Py_ssize_t)(x1 - x0);
+        uint8_t *shape = masks, *lids = masks + h * w;
+        memset(masks, 0, (size_t)(2 * h * w));
+        const int64_t *eye_fixed = fixed + eye * per_eye * 2;
+        const int64_t ox = -(x0 * ((int64_t)1 << shift)), oy = -(y0 * ((int64_t)1 << shift));
+        PolygonData outline_poly = {eye_fixed, n_outline, 1};
+        PolygonData lid_polys[2] = {
+            {eye_fixed + 2 * n_outline, n_lid, 1},
+            {eye_fixed + 2 * (n_outline + n_lid), n_lid, 1},
+        };
+        if (fill_core(shape, w, h, w, &outline_poly, 1, shift, ox, oy) < 0
+            || fill_core(lids, w, h, w, lid_polys, 2, shift, ox, oy) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t r = 0; r < h; r++) {
+            uint8_t *row = img + (y0 + r) * width + x0;
+            const uint8_t *in = shape + r * w, *out = lids + r * w;
+            for (Py_ssize_t c = 0; c < w; c++) {
+                if (in[c] && !out[c])
+                    row[c] = 255;
+            }
+        }
+    }
+    result = Py_NewRef(Py_True);
+
+done:
+    PyMem_Free(fixed);
+    PyMem_Free(masks);
+    PyBuffer_Release(&points);
+    PyBuffer_Release(&canvas);
     return result;
 }
 
@@ -402,6 +535,10 @@ static PyMethodDef methods[] = {
      "Set to 1 the pixels of `polygons` (each (N, 2) int32 or int64 fixed-point x, y with `shift`\n"
      "fraction bits, the offset added) in the height x width image whose rows start `stride` bytes\n"
      "apart in the writable one-byte-a-pixel buffer `out`; the same pixels as raster's numpy fill."},
+    {"draw_eyes", draw_eyes, METH_VARARGS,
+     "draw_eyes(canvas, points, outline_points, lid_points, shift) -> bool\n\n"
+     "face.render's drawing of two placed eyes into the uint8 canvas (see _compiled.c); False\n"
+     "when a point is not finite."},
     {"encode", encode, METH_O,
      "encode(picture) -> bytes\n\n"
      "The DisplayImage opcodes of a (32, 128) picture of one-byte pixels (non-zero is lit), byte\n"

@@ -46,12 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from .native import compiled as _compiled
 from .roots import ResourceRoots, cozmo_resources_dirs
-
-try:
-    from . import _compiled
-except ImportError:  # built without a C compiler: numpy encodes
-    _compiled = None  # type: ignore[assignment]
 
 __all__ = [
     "BLANK_SCREEN",

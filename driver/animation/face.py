@@ -46,6 +46,7 @@ import numpy as np
 from ..frozen import fast_init
 from . import display
 from .clip import EYE_PARAMETERS as CLIP_EYE_PARAMETERS
+from .native import compiled as _compiled
 from .raster import Backend, polygon_masks
 
 __all__ = [
@@ -499,8 +500,9 @@ def render(face: FaceParams, width: int = FACE_WIDTH, height: int = FACE_HEIGHT,
     is drawn inside its own bounding box (outline filled, lids cut out, all polygons clipped to
     that box) and the two eyes are ORed into the canvas, so one eye's lids never cut the other
     eye where the boxes overlap. ``backend`` chooses the polygon fill (see
-    :func:`driver.animation.raster.polygon_masks`: None uses OpenCV where it is loaded already);
-    the pixels are the same either way.
+    :func:`driver.animation.raster.polygon_masks`: None uses the compiled code where it was built,
+    which then draws the eyes whole, else OpenCV where it is loaded already); the pixels are the
+    same either way.
     """
     if width <= 0 or height <= 0:
         raise ValueError(f"render size must be positive, got {width}x{height}")
@@ -509,8 +511,25 @@ def render(face: FaceParams, width: int = FACE_WIDTH, height: int = FACE_HEIGHT,
     mats, shifts = _eye_transforms(face, width, height)
     # np.dot rather than @: the same product (one BLAS call) without the matmul ufunc's overhead
     pts = np.matmul(np.dot(k, _GEOMETRY).reshape(2, _EYE_POINTS, 2), mats) + shifts[:, None, :]
-    if not math.isfinite(float(pts.sum())):
+    if not _draw_eyes(canvas, pts, backend):
         raise FaceParamsError(f"cannot render a face with non-finite parameters: {face.to_list()}")
+    return canvas
+
+
+def _draw_eyes(canvas: np.ndarray, pts: np.ndarray, backend: Backend | None = None) -> bool:
+    """Draw both placed eyes (``pts``: (2, points, 2) canvas pixels) into ``canvas``; False, with
+    nothing drawn, when a point is not finite.
+
+    Per eye: the vertices in fixed point (numpy's rint: halves to even), its box (the outline's
+    floor .. ceil + 1, within the canvas), the outline filled and both lids filled together inside
+    the box, and the canvas lit where the outline is and the lids are not. The compiled code
+    (``driver/animation/_compiled.c``) does these steps where it was built, to the same pixels.
+    """
+    if _compiled is not None and backend in (None, "compiled"):
+        return _compiled.draw_eyes(canvas, pts, _OUTLINE_POINTS, _LID_POINTS, _SHIFT)
+    if not math.isfinite(float(pts.sum())):
+        return False
+    height, width = canvas.shape
     outline = pts[:, :_OUTLINE_POINTS]
     fixed = np.rint(pts * _ONE).astype(np.int32)
     eyes = []
@@ -534,7 +553,7 @@ def render(face: FaceParams, width: int = FACE_WIDTH, height: int = FACE_HEIGHT,
         # The eye inside its box: the outline filled, the lids cut out of it. Eyes are ORed, so
         # where the boxes overlap one eye's lids never cut the other eye.
         canvas[y0:y1, x0:x1][masks[2 * j, :h, :w] & ~masks[2 * j + 1, :h, :w]] = 255
-    return canvas
+    return True
 
 
 def to_display(image: np.ndarray, row_offset: int = 0) -> np.ndarray:

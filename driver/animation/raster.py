@@ -39,10 +39,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-try:
-    from . import _compiled
-except ImportError:  # built without a C compiler: numpy (or OpenCV) fills
-    _compiled = None  # type: ignore[assignment]
+from .native import compiled as _compiled
 
 __all__ = ["Backend", "fill_backend", "fill_polygons", "polygon_masks"]
 
