@@ -27,8 +27,9 @@ cuts the lids out of it as polygons (straight, tilted, optionally bent edges), a
 into a 128 x 64 canvas. The eye and face transforms (scale, rotation, translation) are applied to
 the polygon vertices, not to images, so the result is exact at any size and costs four polygon
 fills per frame (:mod:`driver.animation.raster`, which lights the same pixels as OpenCV's
-``fillPoly`` without loading OpenCV). :func:`to_display` then keeps every other row for the 128 x 32
-display stream.
+``fillPoly`` without loading OpenCV; where the package's compiled code was built, the placed eyes
+are drawn by it whole, see :func:`_draw_eyes`). :func:`to_display` then keeps every other row for
+the 128 x 32 display stream.
 """
 
 from __future__ import annotations
