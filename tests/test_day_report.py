@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import multiprocessing.context
+import multiprocessing.process
 import os
 import pty
 import re
@@ -23,8 +26,9 @@ from typing import Any
 
 import pytest
 
+from brain.app import days as many_days
 from brain.app.liveliness import liveliness, worst_of
-from brain.app.simulate import simulate_command
+from brain.app.simulate import run_day, simulate_command
 
 from .conftest import REPO
 
@@ -309,6 +313,33 @@ def test_an_interrupt_ends_every_running_day_at_once(tmp_path: Path) -> None:
     assert "interrupted" in proc.stderr.read()
     assert not [pid for pid in children if Path(f"/proc/{pid}").exists()
                 and (Path(f"/proc/{pid}") / "stat").read_text().split()[2] != "Z"]
+
+
+@pytest.mark.parametrize("launched", [False, True], ids=["before the launch", "after the launch"])
+def test_an_interrupt_inside_a_days_start_still_ends_the_others_as_an_interrupt(
+        launched: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The second day's start is interrupted (as a Ctrl-C landing there would): before its process
+    # was launched, or once it was; the interrupt goes on up (the command's exit 130) and no day
+    # is left running. Unguarded, stopping the unstarted process raised AttributeError instead.
+    real_start = multiprocessing.context.SpawnProcess.start
+    started: list[multiprocessing.process.BaseProcess] = []
+
+    def start(process: multiprocessing.process.BaseProcess) -> None:
+        if started:
+            if launched:
+                real_start(process)
+                started.append(process)
+            raise KeyboardInterrupt
+        real_start(process)
+        started.append(process)
+
+    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", start)
+    with pytest.raises(KeyboardInterrupt):
+        many_days.simulate_days(REPO / "trees" / "default.yaml", [RESOURCES], hours=4.0, script=[], seeds=[1, 2, 3],
+                           jobs=2, heartbeat_hz=10.0, start_clock="09:00", report_path=None, verbose=False,
+                           runner=run_day)
+    assert len(started) == (2 if launched else 1)
+    assert all(process.exitcode is not None for process in started)  # stopped and reaped
 
 
 def _parent(proc_dir: Path) -> int | None:

@@ -144,9 +144,12 @@ def simulate_days(personality: Path, roots: list[Path], *, hours: float, script:
                     shown.show(f"days {len(results)}/{len(seeds)} done in {time.perf_counter() - wall0:.0f} s wall; "
                                + ", ".join(f"seed {s} {100 * v:.0f}%" for s, v in sorted(shares.items())))
         finally:
-            for process in running.values():
+            # An interrupt may land inside a start: a process it left unstarted has nothing to
+            # stop, and stopping it would raise, replacing the interrupt (exit 1, not 130).
+            started = [process for process in running.values() if process.pid is not None]
+            for process in started:
                 process.terminate()
-            for process in running.values():
+            for process in started:
                 process.join(5.0)
     wall = time.perf_counter() - wall0
     days = [results[s] for s in seeds]
