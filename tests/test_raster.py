@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -159,7 +160,7 @@ def test_vertices_beyond_32_bits_and_other_types(backend: str) -> None:
     assert np.array_equal(polygon_masks([([strided], (0, 0), (8, 10))], 0, backend)[0], reference)  # type: ignore
 
 
-def test_the_compiled_fill_is_built_where_a_compiler_is():
+def test_the_compiled_fill_is_built_where_a_compiler_is_and_not_older_than_its_source():
     from driver.animation import raster
 
     if raster.fill_backend() != "compiled":
@@ -167,6 +168,12 @@ def test_the_compiled_fill_is_built_where_a_compiler_is():
         if shutil.which(compiler.split()[0]) is not None:
             pytest.fail(f"{compiler} is here but driver.animation._compiled was not built (pip install -e . builds it)")
         pytest.skip("no C compiler: the package was installed without its compiled fill (numpy fills)")
+    from driver.animation import _compiled
+
+    built, source = Path(_compiled.__file__), Path(raster.__file__).with_name("_compiled.c")
+    if source.exists():  # a checkout (an installed wheel has no source)
+        assert built.stat().st_mtime >= source.stat().st_mtime, \
+            f"{source.name} changed after {built.name} was built: run pip install -e . again"
 
 
 def test_the_compiled_fill_refuses_what_it_cannot_fill():
