@@ -84,6 +84,15 @@ def cozmo_brain(installed: dict[str, Path], empty: tuple[Path, dict[str, str]], 
     return proc
 
 
+def test_the_module_runs_on_one_worker(request: pytest.FixtureRequest) -> None:
+    """The wheel is built and installed once a run only while this module's tests share a worker
+    (``xdist_group``, ``--dist loadgroup``, which marks their ids ``@wheel``); without that, each
+    test built it again on its own worker (minutes of CPU, as with pytest 9.2 and xdist 3.8)."""
+    if not hasattr(request.config, "workerinput") or not request.config.getoption("loadgroup", False):
+        pytest.skip("not a parallel run with --dist loadgroup")
+    assert request.node.nodeid.endswith("@wheel"), f"{request.node.nodeid}: the xdist group is not applied"
+
+
 def test_the_wheel_holds_the_code_and_the_defaults_and_nothing_else(installed):
     names = zipfile.ZipFile(installed["wheel"]).namelist()
     assert not [n for n in names if n.startswith(("tests/", ".venv/", "venv/", "tools/", "resources/", "trees/"))]
