@@ -163,14 +163,19 @@ def polygon_masks(jobs: Jobs, shift: int = 0, backend: Backend | None = None) ->
     return _numpy_masks(jobs, shift)
 
 
+def _blank_planes(jobs: Jobs, dtype: Any) -> np.ndarray:
+    """One blank plane per job, all as large as the largest job: (jobs, max height, max width)."""
+    max_h = max((size[0] for _, _, size in jobs), default=0)
+    max_w = max((size[1] for _, _, size in jobs), default=0)
+    return np.zeros((len(jobs), max(max_h, 0), max(max_w, 0)), dtype=dtype)
+
+
 def _compiled_masks(jobs: Jobs, shift: int) -> np.ndarray | None:
     """The compiled fills of ``jobs`` (see :func:`polygon_masks`), or None when a vertex or an
     offset does not fit 64 bits."""
     assert _compiled is not None
-    n_jobs = len(jobs)
-    max_h = max((size[0] for _, _, size in jobs), default=0)
-    max_w = max((size[1] for _, _, size in jobs), default=0)
-    masks = np.zeros((n_jobs, max(max_h, 0), max(max_w, 0)), dtype=bool)
+    masks = _blank_planes(jobs, bool)
+    max_w = masks.shape[2]
     for j, (polygons, offset, (height, width)) in enumerate(jobs):
         if height <= 0 or width <= 0:
             continue
@@ -205,10 +210,7 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 def _opencv_masks(cv2: Any, jobs: Jobs, shift: int) -> np.ndarray | None:
     """OpenCV's fills of ``jobs`` (see :func:`polygon_masks`), or None when a vertex or an offset
     does not fit the 32 bits OpenCV takes."""
-    n_jobs = len(jobs)
-    max_h = max((size[0] for _, _, size in jobs), default=0)
-    max_w = max((size[1] for _, _, size in jobs), default=0)
-    planes = np.zeros((n_jobs, max(max_h, 0), max(max_w, 0)), dtype=np.uint8)
+    planes = _blank_planes(jobs, np.uint8)
     for j, (polygons, offset, (height, width)) in enumerate(jobs):
         if height <= 0 or width <= 0:
             continue
@@ -233,10 +235,8 @@ _OPENCV_MAX_SHIFT = 16  # fillPoly takes 0..16 fraction bits
 def _numpy_masks(jobs: Jobs, shift: int) -> np.ndarray:
     """:func:`polygon_masks` with numpy (see the module docstring)."""
     half = (1 << shift) >> 1
-    n_jobs = len(jobs)
-    max_h = max((size[0] for _, _, size in jobs), default=0)
-    max_w = max((size[1] for _, _, size in jobs), default=0)
-    masks = np.zeros((n_jobs, max(max_h, 0), max(max_w, 0)), dtype=bool)
+    masks = _blank_planes(jobs, bool)
+    n_jobs, max_h, max_w = masks.shape
     chunks: list[np.ndarray] = []
     per_polygon: list[tuple[int, int, int, int, int]] = []  # job, x and y offset, last column, last row
     runs: list[int] = []
