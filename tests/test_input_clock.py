@@ -10,18 +10,21 @@ for a loaded machine. The beat schedule is checked on the virtual clock.
 from __future__ import annotations
 
 import asyncio
+import itertools
+from collections.abc import Callable
 
 from brain.app.virtual_time import run_virtual
 from brain.heartbeat import Heartbeat
-from driver.animation.controller import FRAME_S, AnimationController
+from driver.animation.controller import DOZING_READ_GAP_S, FRAME_S, AnimationController
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 
 
-async def _arrivals(seconds: float) -> tuple[list[float], float, float, bool, bool]:
-    """Loop times the robot's datagrams were taken in with the controller running, its clock
-    origin and lead, and whether the socket was read as datagrams arrive before the controller
-    started and after it stopped."""
+async def _arrivals(seconds: float, setup: Callable[[AnimationController], None] | None = None,
+                    ) -> tuple[list[float], float, float, bool, bool]:
+    """Loop times the robot's datagrams were taken in with the controller running (``setup``
+    called on it before it starts), its clock origin and lead, and whether the socket was read as
+    datagrams arrive before the controller started and after it stopped."""
     loop = asyncio.get_running_loop()
     sim = await SimulatedCozmo("127.0.0.1", 0, calibrate=False).start()
     robot = Robot(*sim.address)
@@ -34,6 +37,8 @@ async def _arrivals(seconds: float) -> tuple[list[float], float, float, bool, bo
         await asyncio.sleep(0.3)
         before = len(taken) > 0 and link.input_clock is None
         ctl = AnimationController(robot, seed=3)
+        if setup is not None:
+            setup(ctl)
         ctl.start()
         try:
             await asyncio.sleep(0.2)
@@ -62,6 +67,36 @@ def test_the_robots_datagrams_are_taken_in_on_the_frame_ticks() -> None:
     phase = [((t - (origin - lead)) % FRAME_S) for t in during]
     on_tick = sum(1 for p in phase if p < 0.008)
     assert on_tick >= 0.8 * len(during), sorted(round(p * 1000, 1) for p in phase)
+
+
+def _reads(taken: list[float]) -> list[float]:
+    """The times the socket was read: datagrams taken in within 5 ms of each other were one read."""
+    reads: list[float] = []
+    for t in taken:
+        if not reads or t - reads[-1] > 0.005:
+            reads.append(t)
+    return reads
+
+
+def test_a_dozing_clock_reads_every_other_slot_and_a_busy_one_every_slot() -> None:
+    seconds = 3.0
+
+    def still(ctl: AnimationController) -> None:  # a still face: the clock dozes throughout
+        ctl.idle.still = True
+
+    def streaming(ctl: AnimationController) -> None:  # a frame every slot: it never dozes
+        ctl.idle_silence = True
+
+    dozing, _, _, _, _ = asyncio.run(_arrivals(seconds, still))
+    busy, _, _, _, _ = asyncio.run(_arrivals(seconds, streaming))
+    slots = seconds / FRAME_S
+    # every datagram is still taken in (the robot's ~30 a second), two or so at each read
+    assert len(dozing) >= 30 * seconds * 0.6, len(dozing)
+    dozing_reads, busy_reads = _reads(dozing), _reads(busy)
+    assert len(busy_reads) >= 0.8 * slots, len(busy_reads)
+    assert 0.3 * slots <= len(dozing_reads) <= 0.6 * slots, len(dozing_reads)
+    gaps = sorted(b - a for a, b in itertools.pairwise(dozing_reads))
+    assert gaps[len(gaps) // 2] >= DOZING_READ_GAP_S, gaps  # the median gap: two slots
 
 
 def test_with_an_aligner_the_heartbeat_beats_on_the_aligned_schedule() -> None:

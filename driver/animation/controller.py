@@ -41,6 +41,9 @@ Quiet idle frames
     a lock, the idle face's or the controller's settings, ``stop_all``) wakes it for the next
     frame slot. A blink or a clip starts on the frame it always would; the frames slept through
     count as quiet. An idle daemon's loop wakes some 20 times a second fewer.
+    The robot's input is read at the frame ticks (:meth:`next_read_after`); while the clock
+    dozes, at the first slot :data:`DOZING_READ_GAP_S` after the last read, every other slot,
+    which is the cadence Anki's own engine reads the robot at.
 
 Frame order
     Within a frame the controller sends StartAnimation (first frame of a clip), the keyframe
@@ -119,6 +122,15 @@ RELEASE_LEAD_S = 0.010
 #: The longest the clock dozes through quiet frames before it looks again (a safety net: what
 #: could change a frame wakes it at once).
 DOZE_MAX_S = 1.0
+
+#: While the clock dozes, the robot's input is read at the first frame slot this long (s) after
+#: the last read, every other slot, rather than at every slot: Anki's engine takes in what the
+#: robot sent once per engine tick of 60 ms (``BS_TIME_STEP_MS`` in its cozmoEngineConfig.h), so
+#: a behaviour sees a state at most this late there too. A dozing clock sends nothing, so no
+#: frame waits on the read; a safety stop does not either (the robot's firmware stops its own
+#: motors on a cliff). With the heartbeat reading at its beats, an idle daemon wakes some ten
+#: times a second fewer.
+DOZING_READ_GAP_S = 0.060
 
 #: :meth:`AnimationController.next_tick_after` skips a tick closer than this (s), so that a read
 #: made as a tick's wake-up runs, a little after its time, is next made at the next tick.
@@ -258,12 +270,20 @@ class AnimationController:
         self._k = 0
         self.idle.schedule(now)
         self._handle = self._loop.call_at(self._t0, self._tick)
-        self.robot.read_input_on(self.next_tick_after)
+        self.robot.read_input_on(self.next_read_after)
+
+    def next_read_after(self, t: float) -> float:
+        """Loop time of the robot's next input read after a read at ``t``: the next frame tick
+        (:meth:`next_tick_after`), or while the clock dozes the first one
+        :data:`DOZING_READ_GAP_S` after ``t``."""
+        if self._dozing:
+            t += DOZING_READ_GAP_S - _TICK_GAP_S
+        return self.next_tick_after(t)
 
     def next_tick_after(self, t: float) -> float:
         """Loop time of the first frame tick (the clock's wake-up for a frame, dozing or not) more
-        than 2 ms after ``t``: the robot's input is read then (:meth:`start`), and the heartbeat
-        beats then, so one wake-up of the process serves all three."""
+        than 2 ms after ``t``: the heartbeat beats then, and the robot's input is read then
+        (:meth:`next_read_after`), so one wake-up of the process serves all three."""
         early = self._early
         k = math.floor((t + _TICK_GAP_S + early - self._t0) / FRAME_S) + 1
         return self._t0 + k * FRAME_S - early
