@@ -1,15 +1,15 @@
-"""The frame release thread: clocked animation frames on the wire at their exact time.
+"""The frame release thread: clocked animation frames on the wire at their time.
 
 The animation controller must put one frame on the air every 1/30 s, evenly. The event loop
 cannot promise that: its timers wake ~1 ms late by design (millisecond poll timeouts), and any
 callback that holds the loop for a few ms holds the frame too. So a frame is prepared on the loop
 a few ms early (:meth:`driver.link.Link.frame_at`): the session sequences and encodes it at once
 (:meth:`driver.protocol.session.Session.stage_frame`), and a small :class:`ReleaseClock` thread
-(one per link, started on first use) writes those ready-made bytes to the socket at the exact
-time. The thread touches nothing but the bytes, the stage's state (under the session's guard) and
-a duplicate of the socket; windows, resends and acks stay with the session on the loop. Links
-without a real socket (the in-memory network of virtual-time runs) or with a network-fault hook
-release frames from the session's own timer instead.
+(one per link, started on first use) writes those ready-made bytes to the socket at their time,
+within a fraction of a millisecond. The thread touches nothing but the bytes, the stage's state
+(under the session's guard) and a duplicate of the socket; windows, resends and acks stay with
+the session on the loop. Links without a real socket (the in-memory network of virtual-time
+runs) or with a network-fault hook release frames from the session's own timer instead.
 
 A thread that wakes on time still needs the GIL to send. CPython hands the GIL to a waiting
 thread only every ``sys.getswitchinterval()`` (5 ms by default), so a program that wants
@@ -40,25 +40,24 @@ from .protocol.linkstate import STAGE_PENDING, STAGE_SENT, Address, Stage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FRAME_CLOCK_SWITCH_INTERVAL_S", "RELEASE_SPIN_S", "DatagramTap", "ReleaseClock", "tune_thread_switching"]
+__all__ = ["FRAME_CLOCK_SWITCH_INTERVAL_S", "RELEASE_NAPS_S", "DatagramTap", "ReleaseClock", "tune_thread_switching"]
 
 #: Sees every datagram at the socket: (True, data) sent, (False, data) received (``run --record``).
 DatagramTap = Callable[[bool, bytes], None]
 
-#: The release thread sleeps until this long before a frame's time, then naps and spins to it
-#: (see :meth:`ReleaseClock._wait_until`). Long sleeps may overshoot on a loaded or virtualised
+#: The release thread sleeps until this long before a frame's time, then naps to it (see
+#: :meth:`ReleaseClock._wait_until`). Long sleeps may overshoot on a loaded or virtualised
 #: machine; the naps are not late. Each nap wakes the thread, so the margin is a cost too: at
 #: 0.5 ms (it was 3, then 1) the thread of an idle daemon wakes 100 times a second instead of 225
 #: (0.47 % of a core instead of 0.73 %), and the frame-timing benchmark's p99 at the simulator
 #: stayed the same (idle 0.33 ms, the brain 0.60 ms, a loop busy 3 ms in 10 2.1 ms, against
 #: 0.33, 0.38-0.74 and 3.2 ms at 1 ms).
-RELEASE_SPIN_S = 0.0005
+RELEASE_NAPS_S = 0.0005
 #: The switch interval :func:`tune_thread_switching` sets by default: a thread woken for a frame
 #: gets the GIL within about this long even while the event loop is busy.
 FRAME_CLOCK_SWITCH_INTERVAL_S = 0.0002
-#: The release thread's naps near a frame's time, and the stretch it spins at the end.
+#: The longest of the release thread's naps near a frame's time.
 _NAP_S = 0.0002
-_SPIN_TAIL_S = 0.0003
 
 
 def tune_thread_switching(interval_s: float = FRAME_CLOCK_SWITCH_INTERVAL_S) -> float:
@@ -83,8 +82,8 @@ class ReleaseClock:
     """A small thread that writes ready-made datagrams to a socket at exact times.
 
     Why a thread: a thread asleep in the kernel is not held up by whatever the event loop is
-    running, so it can send at the planned instant. It sleeps until ``spin_s`` before the time
-    (sleeps may overshoot on a loaded machine), then naps and spins to it. It sends only bytes
+    running, so it can send at the planned instant. It sleeps until ``naps_s`` before the time
+    (sleeps may overshoot on a loaded machine), then naps to it. It sends only bytes
     prepared on the loop, each stage under ``lock`` and only while the stage is still pending,
     and reports every release back to the loop with ``call_soon_threadsafe(on_released, stage)``.
 
@@ -96,10 +95,10 @@ class ReleaseClock:
 
     def __init__(self, sock: socket.socket, lock: threading.Lock, loop: asyncio.AbstractEventLoop,
                  on_released: Callable[[Stage], None], send_later: Callable[[bytes, Address], None], *,
-                 spin_s: float = RELEASE_SPIN_S, priority: int | None = None, cpu: int | None = None,
+                 naps_s: float = RELEASE_NAPS_S, priority: int | None = None, cpu: int | None = None,
                  name: str = "link", tap: DatagramTap | None = None,
                  note_released: Callable[[Stage], bool] | None = None) -> None:
-        self.spin_s = spin_s
+        self.naps_s = naps_s
         self._note_released = note_released
         self._tap = tap
         #: SCHED_FIFO priority asked for (None: normal scheduling); ``realtime`` says if it was granted
@@ -154,7 +153,7 @@ class ReleaseClock:
                     stage = self._queue[0]
                     at = stage.at - self._offset  # monotonic time of the release
                     while not self._closed and stage.state == STAGE_PENDING:
-                        rest = at - self.spin_s - time.monotonic()
+                        rest = at - self.naps_s - time.monotonic()
                         if rest <= 0:
                             break
                         self._cond.wait(rest)
@@ -175,24 +174,24 @@ class ReleaseClock:
             self._sock.close()
 
     def _wait_until(self, stage: Stage, at: float) -> None:
-        """The last ``spin_s`` before monotonic time ``at``: short naps, then a short spin.
+        """The last ``naps_s`` before monotonic time ``at``: naps of at most :data:`_NAP_S`.
 
         Why not one long sleep: a CPU left idle for milliseconds may take a millisecond or more to
         wake (deep idle states, a virtual machine's halted CPU), while one that naps briefly does
-        not. Why not a long spin: the spin needs the GIL; held for longer than the switch
-        interval while the loop wants it, it is taken away, and the scheduler may then leave this
-        thread waiting behind the busy loop thread for a whole time slice. So the thread naps
-        (without the GIL) in steps of at most :data:`_NAP_S`, holds the GIL only for a moment
-        after each, and spins only for the last stretch, shorter than the switch interval.
+        not. A nap ends within the kernel's timer slack (50 µs for a normal thread, none for a
+        real-time one). Why no spin to the exact microsecond at the end (there was one, 0.1-0.3
+        ms a frame): the robot plays what it is sent from a buffer of up to 14 frames on its own
+        audio clock (hardware.md §4), so a tenth of a millisecond changes nothing it shows, while
+        the spin held the GIL against the event loop at every frame. Measured on an idle daemon
+        without it: the loop thread preempted 0.5 times a second instead of 28, the process at 2.6 %
+        of a core instead of 3.9 %; the frame-timing benchmark's kernel-stamped p99 stayed
+        0.1-0.3 ms (target 2 ms).
         """
-        tail = min(_SPIN_TAIL_S, 0.6 * sys.getswitchinterval())
         while stage.state == STAGE_PENDING:
             rest = at - time.monotonic()
-            if rest <= tail:
+            if rest <= 0:
                 break
-            time.sleep(min(rest - tail, _NAP_S))
-        while stage.state == STAGE_PENDING and time.monotonic() < at:
-            pass
+            time.sleep(rest if rest < _NAP_S else _NAP_S)
 
     def _raise_priority(self, priority: int) -> None:
         try:

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from .frame_clock import (
     FRAME_CLOCK_SWITCH_INTERVAL_S,
-    RELEASE_SPIN_S,
+    RELEASE_NAPS_S,
     DatagramTap,
     ReleaseClock,
     tune_thread_switching,
@@ -59,7 +59,7 @@ _REARM_S = 0.002
 
 __all__ = [
     "FRAME_CLOCK_SWITCH_INTERVAL_S",
-    "RELEASE_SPIN_S",
+    "RELEASE_NAPS_S",
     "Address",
     "DatagramTap",
     "Impairment",
@@ -107,8 +107,9 @@ class Link(asyncio.DatagramProtocol):
     every state change (old, new). ``retry_initial``/``retry_max`` shape the backoff between
     Resets (connecting and reconnecting); ``reconnect=False`` makes a lost engine link stay lost.
     ``threaded_release`` lets :meth:`frame_at` use a release thread (False: the loop releases);
-    ``release_spin_s`` is that thread's spin margin, ``release_priority`` its SCHED_FIFO priority
-    (None: normal scheduling) and ``release_cpu`` its CPU (None: any). They can be changed until
+    ``release_naps_s`` is how long before a frame's time that thread starts napping,
+    ``release_priority`` its SCHED_FIFO priority (None: normal scheduling) and ``release_cpu``
+    its CPU (None: any). They can be changed until
     the first clocked frame. ``clocked=True`` sends only when the owner calls :meth:`flush` (the
     simulated robot does, once per radio frame, as a real robot transmits), when the session's
     timer fires (a resend, an ack nothing carried in time) and, at once, the robot's Connect.
@@ -131,7 +132,7 @@ class Link(asyncio.DatagramProtocol):
         impairment: Impairment | None = None,
         name: str = "",
         threaded_release: bool = True,
-        release_spin_s: float = RELEASE_SPIN_S,
+        release_naps_s: float = RELEASE_NAPS_S,
         release_priority: int | None = None,
         release_cpu: int | None = None,
         tap: DatagramTap | None = None,
@@ -151,7 +152,7 @@ class Link(asyncio.DatagramProtocol):
                                ack_delay=ack_delay, window=window, retry_initial=retry_initial,
                                retry_max=retry_max, reconnect=reconnect, guard=self._stage_lock)
         self.threaded_release = threaded_release
-        self.release_spin_s = release_spin_s
+        self.release_naps_s = release_naps_s
         self.release_priority = release_priority
         self.release_cpu = release_cpu
         self._transport: asyncio.DatagramTransport | None = None
@@ -376,7 +377,7 @@ class Link(asyncio.DatagramProtocol):
         if sock is None or self._loop is None:  # not a real socket (the in-memory network)
             return None
         self._clock = ReleaseClock(sock.dup(), self._stage_lock, self._loop, self._released, self._sendto,
-                                   spin_s=self.release_spin_s, priority=self.release_priority,
+                                   naps_s=self.release_naps_s, priority=self.release_priority,
                                    cpu=self.release_cpu, name=self.name, tap=self.tap, note_released=self._noted)
         return self._clock
 

@@ -14,7 +14,10 @@ Only the client's process is measured, and only once it is up: after it connecte
 "running" log line; the PyCozmo client's "ready" line) and a warm-up, CPU time is read from
 ``/proc/PID/stat`` (utime + stime, all threads) at the start and the end of a window of
 ``--seconds`` (default 60), and the resident set from ``/proc/PID/status`` (``VmRSS`` at the end,
-``VmHWM``, the peak since the process started). CPU is given in % of one core.
+``VmHWM``, the peak since the process started). CPU is given in % of one core. How often the
+process sleeps and wakes shows too, summed over its threads (``/proc/PID/task/*/status``):
+``wakes/s`` the voluntary context switches (a thread that waited, on a timer, a socket or a lock,
+and woke), ``preempted/s`` the involuntary ones (a thread taken off its CPU while it wanted to run).
 
 Run: ``python tests/bench/footprint.py [--seconds 60] [--warmup 5] [--only ours|pycozmo] [--vision]
 [--json FILE] [-- EXTRA RUN ARGS]``. Anything after ``--`` is added to the daemon's command line
@@ -54,6 +57,8 @@ class Figures:
     rss_end_mb: float
     rss_peak_mb: float
     threads: int
+    wakes_per_s: float
+    preempted_per_s: float
 
 
 class Proc:
@@ -121,6 +126,22 @@ def status(pid: int) -> dict[str, str]:
     return out
 
 
+def context_switches(pid: int) -> tuple[int, int]:
+    """Voluntary and involuntary context switches of every thread of ``pid`` so far."""
+    voluntary = involuntary = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            text = (task / "status").read_text()
+        except OSError:  # the thread ended meanwhile
+            continue
+        for line in text.splitlines():
+            if line.startswith("voluntary_ctxt_switches:"):
+                voluntary += int(line.split()[1])
+            elif line.startswith("nonvoluntary_ctxt_switches:"):
+                involuntary += int(line.split()[1])
+    return voluntary, involuntary
+
+
 def _kb(value: str) -> float:
     return float(value.split()[0])
 
@@ -131,16 +152,17 @@ def measure(proc: Proc, warmup: float, seconds: float) -> Figures:
     pid = proc.p.pid
     if proc.p.poll() is not None:
         raise RuntimeError(f"{proc.name} exited during the warm-up:\n" + "\n".join(proc.lines[-30:]))
-    t0, c0 = time.monotonic(), cpu_ticks(pid)
+    t0, c0, (v0, i0) = time.monotonic(), cpu_ticks(pid), context_switches(pid)
     end = t0 + seconds
     while (left := end - time.monotonic()) > 0:
         time.sleep(min(left, 1.0))
         if proc.p.poll() is not None:
             raise RuntimeError(f"{proc.name} exited during the measurement:\n" + "\n".join(proc.lines[-30:]))
-    t1, c1 = time.monotonic(), cpu_ticks(pid)
+    t1, c1, (v1, i1) = time.monotonic(), cpu_ticks(pid), context_switches(pid)
     st = status(pid)
-    return Figures(proc.name, t1 - t0, 100.0 * (c1 - c0) / CLK_TCK / (t1 - t0), _kb(st["VmRSS"]) / 1024.0,
-                   _kb(st["VmHWM"]) / 1024.0, int(st["Threads"]))
+    span = t1 - t0
+    return Figures(proc.name, span, 100.0 * (c1 - c0) / CLK_TCK / span, _kb(st["VmRSS"]) / 1024.0,
+                   _kb(st["VmHWM"]) / 1024.0, int(st["Threads"]), (v1 - v0) / span, (i1 - i0) / span)
 
 
 def start_sim(name: str) -> tuple[Proc, int]:
@@ -200,10 +222,11 @@ def pycozmo_client(address: str) -> int:
 
 
 def report(results: dict[str, Figures]) -> list[str]:
-    lines = [f"{'client':<10} {'CPU % of a core':>16} {'RSS end MB':>11} {'RSS peak MB':>12} {'threads':>8}"]
+    lines = [f"{'client':<10} {'CPU % of a core':>16} {'RSS end MB':>11} {'RSS peak MB':>12} {'threads':>8} "
+             f"{'wakes/s':>8} {'preempted/s':>12}"]
     for f in results.values():
         lines.append(f"{f.name:<10} {f.cpu_percent:>16.2f} {f.rss_end_mb:>11.1f} {f.rss_peak_mb:>12.1f} "
-                     f"{f.threads:>8}")
+                     f"{f.threads:>8} {f.wakes_per_s:>8.1f} {f.preempted_per_s:>12.1f}")
     ours, theirs = results.get("ours"), results.get("pycozmo")
     if ours is not None and theirs is not None:
         cpu_ratio = ours.cpu_percent / theirs.cpu_percent if theirs.cpu_percent else float("inf")

@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 from driver.animation.clip import BackpackLights, BodyMotion, Clip, HeadAngle, LiftHeight, ProceduralFace  # noqa: E402
 from driver.animation.controller import RELEASE_LEAD_S, AnimationController  # noqa: E402
 from driver.animation.timeline import FRAME_MS  # noqa: E402
-from driver.link import RELEASE_SPIN_S, tune_thread_switching  # noqa: E402
+from driver.link import RELEASE_NAPS_S, tune_thread_switching  # noqa: E402
 from driver.robot import Robot  # noqa: E402
 from driver.sim.server import SimulatedCozmo  # noqa: E402
 
@@ -243,7 +243,7 @@ async def _scenario(kind: str, port: int, conn: Connection, seconds: float, args
     robot = Robot("127.0.0.1", port, lost_after=3.0)
     await robot.connect()
     assert robot.link is not None
-    robot.link.release_spin_s = args.spin_ms / 1000.0
+    robot.link.release_naps_s = args.naps_ms / 1000.0
     ctl = AnimationController(robot, seed=1, release=args.release, lead_s=args.lead_ms / 1000.0,
                               release_priority=args.release_priority or None,
                               release_cpu=args.release_cpu if args.release_cpu >= 0 else None,
@@ -309,8 +309,8 @@ def main() -> int:
                         help="who sends each frame: the link's release thread (default) or the loop")
     parser.add_argument("--lead-ms", type=float, default=RELEASE_LEAD_S * 1000.0,
                         help=f"release=thread: prepare frames this early (default {RELEASE_LEAD_S * 1000:.0f})")
-    parser.add_argument("--spin-ms", type=float, default=RELEASE_SPIN_S * 1000.0,
-                        help=f"release=thread: spin this long before a frame (default {RELEASE_SPIN_S * 1000:.0f})")
+    parser.add_argument("--naps-ms", type=float, default=RELEASE_NAPS_S * 1000.0,
+                        help=f"release=thread: nap this long before a frame (default {RELEASE_NAPS_S * 1000:g})")
     parser.add_argument("--switch-interval-ms", type=float, default=0.2,
                         help="interpreter thread switch interval (default 0.2; 0 keeps CPython's 5 ms)")
     parser.add_argument("--release-priority", type=int, default=10,
@@ -337,7 +337,7 @@ def main() -> int:
     if args.release_cpu >= 0:  # the loop thread keeps off the release thread's CPU (the simulator may use any)
         os.sched_setaffinity(0, set(os.sched_getaffinity(0)) - {args.release_cpu})
     print(f"frame timing at the simulator: {args.seconds:.0f} s per scenario, target period {FRAME_MS:.2f} ms; "
-          f"release={args.release} lead={args.lead_ms:g} ms spin={args.spin_ms:g} ms "
+          f"release={args.release} lead={args.lead_ms:g} ms naps={args.naps_ms:g} ms "
           f"switch interval={args.switch_interval_ms or 5:g} ms; release priority={args.release_priority or 'normal'} "
           f"cpu={args.release_cpu if args.release_cpu >= 0 else 'any'}; simulator priority: {sim_priority}")
     print("|period - 33.33 ms| at the simulator's datagram_received (kernel receive stamp in brackets)")
