@@ -67,6 +67,43 @@ def test_camera_detections_follow_the_face_and_motion_events() -> None:
     assert camera.poll(11.5)["motion"] is None  # a second later the motion mark is gone
 
 
+def test_a_frame_of_a_stopped_camera_is_not_shown() -> None:
+    class Vision:  # what the panel uses of driver.vision's pipeline: its frame listeners
+        def __init__(self) -> None:
+            self.listeners: list = []
+
+        def add_frame_listener(self, fn):  # type: ignore[no-untyped-def]
+            self.listeners.append(fn)
+            return lambda: self.listeners.remove(fn)
+
+        def deliver(self, image_id: int) -> None:
+            frame = type("Frame", (), {"image_id": image_id, "width": 320, "height": 240, "jpeg": b"\xff\xd8"})()
+            for fn in list(self.listeners):
+                fn(frame)
+
+    class Robot:
+        vision: Vision | None = None
+
+    robot, camera, first = Robot(), CameraView(), Vision()
+    robot.vision = first
+    camera.watch(robot)
+    first.deliver(1)
+    assert camera.poll(1.0) is not None
+    first.deliver(2)  # the camera is switched off before this frame is sent
+    robot.vision = None
+    camera.watch(robot)
+    assert camera.poll(1.1) is None
+    first.deliver(3)  # late, from the stopped pipeline
+    camera.reset()  # nor to a page that joins now
+    assert camera.poll(1.2) is None
+    second = Vision()  # on again: its frames are shown
+    robot.vision = second
+    camera.watch(robot)
+    second.deliver(1)
+    shown = camera.poll(1.3)
+    assert shown is not None and shown["jpeg"]
+
+
 def test_events_in_words() -> None:
     assert describe_event(ev.CubeTapped(1.0, object_id=1, taps=2)) == "cube_tapped object_id=1 taps=2"
     assert describe_event(ev.StatusChanged(1.0, flag=RobotStatus.IS_PICKED_UP, value=True)) == "picked_up on"

@@ -339,6 +339,7 @@ class Monitor:
             face = self.face.poll(self.brain.robot)
             if face is not None:
                 out["face"] = face
+            self.camera.watch(self.brain.robot)  # the camera may have been switched since the beat
             camera = self.camera.poll(now)
             if camera is not None:
                 out["camera"] = camera

@@ -153,11 +153,15 @@ class CameraView:
         self._unhook: Callable[[], None] | None = None
 
     def watch(self, robot: Any) -> None:
-        """Listen to the robot's vision once it has one (called each beat: vision may start late)."""
+        """Listen to the robot's vision once it has one (called each beat and before each update:
+        vision may start late, stop and start again). The frame of a vision that was stopped is
+        dropped, sent or not: sent now (or again, to a page that joins), it would show beside a
+        camera that is off."""
         vision = getattr(robot, "vision", None)
         if vision is self._vision:
             return
         self.close()
+        self.sample = None
         self._vision = vision
         add = getattr(vision, "add_frame_listener", None)
         if callable(add):
