@@ -79,13 +79,13 @@ def tune_thread_switching(interval_s: float = FRAME_CLOCK_SWITCH_INTERVAL_S) -> 
 
 
 class ReleaseClock:
-    """A small thread that writes ready-made datagrams to a socket at exact times.
+    """A small thread that writes ready-made datagrams to a socket at their times.
 
     Why a thread: a thread asleep in the kernel is not held up by whatever the event loop is
     running, so it can send at the planned instant. It sleeps until ``naps_s`` before the time
-    (sleeps may overshoot on a loaded machine), then naps to it. It sends only bytes
-    prepared on the loop, each stage under ``lock`` and only while the stage is still pending,
-    and reports every release back to the loop with ``call_soon_threadsafe(on_released, stage)``.
+    (sleeps may overshoot on a loaded machine), then naps to it. It sends only bytes prepared on
+    the loop, each stage under ``lock`` and only while the stage is still pending, and reports
+    every release back to the loop with ``call_soon_threadsafe(on_released, stage)``.
 
     With ``note_released``, the thread first hands it the stage (in the thread); when it answers
     False the loop is not woken: the owner takes the release in on the loop's next turn of its own

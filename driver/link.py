@@ -109,10 +109,10 @@ class Link(asyncio.DatagramProtocol):
     ``threaded_release`` lets :meth:`frame_at` use a release thread (False: the loop releases);
     ``release_naps_s`` is how long before a frame's time that thread starts napping,
     ``release_priority`` its SCHED_FIFO priority (None: normal scheduling) and ``release_cpu``
-    its CPU (None: any). They can be changed until
-    the first clocked frame. ``clocked=True`` sends only when the owner calls :meth:`flush` (the
-    simulated robot does, once per radio frame, as a real robot transmits), when the session's
-    timer fires (a resend, an ack nothing carried in time) and, at once, the robot's Connect.
+    its CPU (None: any). They can be changed until the first clocked frame. ``clocked=True``
+    sends only when the owner calls :meth:`flush` (the simulated robot does, once per radio
+    frame, as a real robot transmits), when the session's timer fires (a resend, an ack nothing
+    carried in time) and, at once, the robot's Connect.
     """
 
     def __init__(
