@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from driver.animation import binfmt
-from driver.animation.binfmt import BinFormatError, read_bin, scan_clip_names, write_bin
+from driver.animation.binfmt import BinFormatError, read_bin, scan_clip_names
+from driver.animation.binwrite import write_bin
 from driver.animation.clip import Clip, Event, HeadAngle, PlaybackHints
 from driver.animation.CozmoAnim import AnimClip as fb_AnimClip
 from driver.animation.CozmoAnim import AnimClips as fb_AnimClips

@@ -9,7 +9,8 @@ import logging
 import pytest
 
 from brain.app.cli import main
-from driver.animation.binfmt import BinFormatError, read_bin, write_bin
+from driver.animation.binfmt import BinFormatError, read_bin
+from driver.animation.binwrite import write_bin
 from driver.animation.clip import BackpackLights, Clip, Event, HeadAngle
 from driver.animation.convert import ConvertError, convert, load_clips, save_clips
 from driver.animation.timeline import light_colors

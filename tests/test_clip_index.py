@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from driver.animation import binfmt
 from driver.animation import index as index_module
-from driver.animation.binfmt import BinFormatError, write_bin
+from driver.animation.binfmt import BinFormatError
+from driver.animation.binwrite import write_bin
 from driver.animation.clip import Clip, Event, HeadAngle
 from driver.animation.convert import save_clips
 from driver.animation.CozmoAnim import AnimClip as fb_AnimClip
@@ -25,17 +26,20 @@ def _clip(name: str, angle: int = 5) -> Clip:
     return Clip(name, head_angle=(HeadAngle(0, 100, angle),))
 
 
-def _names_fine_keyframes_broken(names: list[str]) -> bytes:
-    """A .bin whose clip names are valid but whose HeadAngle keyframes carry a foreign field.
+def _names_fine_keyframes_broken(names: list[str], fine: tuple[str, ...] = ()) -> bytes:
+    """A .bin whose clip names are valid but whose HeadAngle keyframes carry a foreign field
+    (except the clips named in ``fine``).
 
     scan_clip_names accepts it (it never opens keyframe tables); read_bin rejects it.
     """
     b = flatbuffers.Builder(256)
     clip_offsets = []
     for name in names:
-        b.StartObject(5)  # HeadAngle has 4 fields; a fifth is not Cozmo's
+        broken = name not in fine
+        b.StartObject(5 if broken else 4)  # HeadAngle has 4 fields; a fifth is not Cozmo's
         b.PrependUint32Slot(0, 10, 0)
-        b.PrependInt32Slot(4, 99, 0)
+        if broken:
+            b.PrependInt32Slot(4, 99, 0)
         head = b.EndObject()
         fb_Keyframes.KeyframesStartHeadAngleKeyFrameVector(b, 1)
         b.PrependUOffsetTRelative(head)
@@ -99,9 +103,24 @@ def test_keyframes_are_decoded_only_on_first_use(library):
         idx.get("lazy1")
     assert [p.name for p, _ in idx.errors].count("lazy.bin") == 1
     with pytest.raises(BinFormatError):
-        idx.get("lazy2")  # same file: the failure is remembered, not re-reported
+        idx.get("lazy1")  # the failure is remembered, not re-reported
     assert [p.name for p, _ in idx.errors].count("lazy.bin") == 1
+    with pytest.raises(BinFormatError, match="lazy2"):
+        idx.get("lazy2")  # another clip of the file: decoded (and failing) on its own
+    reasons = [r.split(".")[0] for p, r in idx.errors if p.name == "lazy.bin"]
+    assert reasons == ["clips[0] ('lazy1')", "clips[1] ('lazy2')"]
     assert idx.files_decoded == 0
+
+
+def test_a_bin_files_clip_is_decoded_alone(tmp_path):
+    """Of a .bin file only the clip asked for is read: a broken neighbour does not stop it."""
+    (tmp_path / "mixed.bin").write_bytes(_names_fine_keyframes_broken(["bad", "good"], fine=("good",)))
+    idx = ClipIndex.build([tmp_path])
+    assert idx.get("good").head_angle == (HeadAngle(10, 0, 0),)
+    assert idx.is_loaded("good") and not idx.is_loaded("bad") and not idx.errors
+    with pytest.raises(BinFormatError, match="bad"):
+        idx.get("bad")
+    assert idx.get("good") is idx.get("good") and idx.files_decoded == 1
 
 
 def test_get_decodes_a_file_once_and_caches(library):
@@ -109,8 +128,8 @@ def test_get_decodes_a_file_once_and_caches(library):
     idx = ClipIndex.build([a, b])
     c1 = idx.get("c1")
     assert c1 == _clip("c1") and c1.source == str(a / "one.bin")
-    assert idx.files_decoded == 1 and idx.is_loaded("c2")
-    assert idx.get("c2") == _clip("c2")
+    assert idx.files_decoded == 1 and not idx.is_loaded("c2")
+    assert idx.get("c2") == _clip("c2") and idx.is_loaded("c2")
     assert idx.get("c1") is c1
     assert idx.files_decoded == 1
     assert idx.get("from_text").event == (Event(0, "e"),)

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from driver.animation.binfmt import read_bin, write_bin
+from driver.animation.binfmt import read_bin
+from driver.animation.binwrite import write_bin
 from driver.animation.clip import Clip, HeadAngle, ProceduralFace
 from driver.animation.jsonfmt import (
     JsonFormatError,

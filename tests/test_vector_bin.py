@@ -19,7 +19,8 @@ from typing import Any
 import flatbuffers
 import pytest
 
-from driver.animation.binfmt import BinFormatError, read_bin, scan_clip_names, write_bin
+from driver.animation.binfmt import BinFormatError, read_bin, scan_clip_names
+from driver.animation.binwrite import write_bin
 from driver.animation.clip import AnimationError, Clip, HeadAngle
 from driver.animation.index import ClipIndex
 

@@ -31,7 +31,7 @@ for _path in (REPO, HERE):
 
 import built_outputs  # noqa: E402
 
-from driver.animation.binfmt import write_bin  # noqa: E402
+from driver.animation.binwrite import write_bin  # noqa: E402
 from driver.animation.clip import AnimationError, Clip  # noqa: E402
 from driver.animation.textfmt import SUFFIX, read_text_file  # noqa: E402
 

@@ -23,7 +23,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from . import binfmt, jsonfmt, textfmt
+from . import binfmt, binwrite, jsonfmt, textfmt
 from .clip import AnimationError, Clip
 
 __all__ = [
@@ -100,7 +100,7 @@ def save_clips(clips: Sequence[Clip], path: Path | str) -> list[Path]:
         return _save_text_dir(clips, path)
     kind = _kind(path)
     if kind == ".bin":
-        binfmt.write_bin_file(clips, path)
+        binwrite.write_bin_file(clips, path)
         return [path]
     if kind == ".json":
         jsonfmt.write_json_file(clips, path)

@@ -4,8 +4,10 @@ The Cozmo app ships about 2,000 clips in several hundred .bin files. Decoding al
 at start-up costs seconds and memory that a personality never uses (it plays a few dozen),
 so :meth:`ClipIndex.build` only reads clip *names* (see
 :func:`driver.animation.binfmt.scan_clip_names`) and remembers where each one lives. A
-clip is decoded the first time :meth:`ClipIndex.get` asks for it; the whole file it sits in
-is decoded then and its clips are cached.
+clip is decoded the first time :meth:`ClipIndex.get` asks for it and cached: of a .bin file
+only that clip (the app packs up to a dozen in a file, and a clip is first asked for while the
+robot plays, where reading them all would hold the event loop for frames), of the other formats
+the whole file.
 
 Bad files never stop the index: a file that cannot be scanned is skipped and recorded in
 :attr:`ClipIndex.errors` (and logged once); a file that scans but fails to decode is
@@ -82,8 +84,11 @@ class ClipIndex:
     def __init__(self) -> None:
         # name -> (file, position); files are kept as strings, see location().
         self._locations: dict[str, tuple[str, int]] = {}
+        # file -> its clips decoded so far (a whole file's, except for .bin files)
         self._cache: dict[str, dict[str, Clip]] = {}
-        self._failed: dict[str, AnimationError] = {}
+        # file (and position, for a .bin file's clip) -> why it failed to decode
+        self._failed: dict[tuple[str, int], AnimationError] = {}
+        self._done: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
         #: (file, reason) for every file that could not be scanned or decoded.
         self.errors: list[tuple[Path, str]] = []
@@ -95,7 +100,7 @@ class ClipIndex:
         self._root_of: dict[str, int] = {}
         #: How many files were scanned by :meth:`build`.
         self.files_scanned = 0
-        #: How many files have been decoded (each at most once): 0 right after build.
+        #: How many files have had clips decoded (each decoded at most once): 0 right after build.
         self.files_decoded = 0
         #: How long :meth:`build` took, in seconds.
         self.build_seconds = 0.0
@@ -198,9 +203,9 @@ class ClipIndex:
         return ClipLocation(Path(file), position)
 
     def is_loaded(self, name: str) -> bool:
-        """Whether ``name``'s file has been decoded already."""
+        """Whether ``name`` has been decoded already."""
         loc = self._locations.get(name)
-        return loc is not None and loc[0] in self._cache
+        return loc is not None and name in self._cache.get(loc[0], ())
 
     def get(self, name: str) -> Clip:
         """The clip called ``name``, decoding its file on first use.
@@ -209,36 +214,45 @@ class ClipIndex:
         format's error (a subclass of ``AnimationError``) when the file fails to decode.
         """
         try:
-            file, _position = self._locations[name]
+            file, position = self._locations[name]
         except KeyError:
             raise UnknownClipError(f"no animation clip named {name!r}") from None
         clips = self._cache.get(file)
-        if clips is None:
-            clips = self._decode(file)
-        clip = clips.get(name)
+        clip = clips.get(name) if clips is not None else None
+        if clip is None:
+            clip = self._decode(file, position).get(name)
         if clip is None:  # the file changed on disk since the scan
             raise UnknownClipError(f"{file} no longer defines a clip named {name!r}")
         return clip
 
-    def _decode(self, path: str) -> dict[str, Clip]:
+    def _decode(self, path: str, position: int) -> dict[str, Clip]:
+        """Decode the clip at ``position`` of a .bin file, or a whole file of another format;
+        return the file's clips decoded so far."""
+        single = path[-4:].lower() == ".bin"
+        key = (path, position if single else -1)
         with self._lock:
-            cached = self._cache.get(path)
-            if cached is not None:
-                return cached
-            failed = self._failed.get(path)
+            if key in self._done:  # another thread decoded it meanwhile
+                return self._cache[path]
+            failed = self._failed.get(key)
             if failed is not None:
                 raise failed
             try:
-                clips = convert.load_clips(Path(path))
+                if single:
+                    one = binfmt.read_bin_clip(path, position)
+                    clips = [one] if one is not None else []
+                else:
+                    clips = convert.load_clips(Path(path))
             except AnimationError as exc:
-                self._failed[path] = exc
+                self._failed[key] = exc
                 self._record_error(path, exc)
                 raise
-            self.files_decoded += 1
-            by_name: dict[str, Clip] = {}
+            self._done.add(key)
+            by_name = self._cache.get(path)
+            if by_name is None:
+                self.files_decoded += 1
+                by_name = self._cache[path] = {}
             for clip in clips:
                 by_name.setdefault(clip.name, clip)
-            self._cache[path] = by_name
             return by_name
 
 

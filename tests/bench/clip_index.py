@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from driver.animation.binfmt import write_bin  # noqa: E402
+from driver.animation.binwrite import write_bin  # noqa: E402
 from driver.animation.clip import (  # noqa: E402
     EYE_PARAMETERS,
     BackpackLights,

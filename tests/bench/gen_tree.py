@@ -29,7 +29,7 @@ if str(REPO) not in sys.path:  # when run as a script
     sys.path.insert(0, str(REPO))
 
 from driver.animation import clip as C  # noqa: E402
-from driver.animation.binfmt import write_bin  # noqa: E402
+from driver.animation.binwrite import write_bin  # noqa: E402
 
 #: Cozmo's emotion types (the generated mood_config declares all of them).
 EMOTION_TYPES = ("WantToPlay", "Social", "Confident", "Excited", "Happy", "Calm", "Brave")
