@@ -170,6 +170,8 @@ def test_a_face_gets_a_stable_id_is_seen_after_two_frames_followed_and_lost_afte
         updated += tracker.update([_box(100 + 6 * i, 100)], 0.1 * i).updated
     assert [t.face_id for t in updated] == [seen.face_id] * 18
     assert seen.box.center[0] == pytest.approx(100 + 6 * 19, abs=8)  # smoothed, a little behind
+    tracker.update([], 2.2)
+    tracker.update([], 2.5)  # two looks that missed it
     assert tracker.expire(2.5).lost == []  # last seen at 1.9 s
     (lost,) = tracker.expire(3.0).lost
     assert lost.face_id == seen.face_id and tracker.tracks == {}
@@ -210,8 +212,26 @@ def test_a_face_keeps_its_id_while_the_robot_turns_and_the_picture_jumps() -> No
     assert len(blind.tracks) == 5  # without knowing the turn, every frame looks like someone new
 
 
+def test_a_face_is_lost_by_looks_that_miss_it_not_by_a_host_too_busy_to_look() -> None:
+    tracker = FaceTracker(lost_after_s=1.0)
+    tracker.update([_box(100, 100)], 0.0)
+    (seen,) = tracker.update([_box(100, 100)], 0.1).seen
+    assert tracker.expire(2.0).lost == []  # no look since (a busy host, frames lost on the link)
+    tracker.update([], 2.1)
+    assert tracker.expire(2.2).lost == [] and tracker.tracks[seen.face_id].misses == 1
+    tracker.update([_box(101, 100)], 2.3)  # found again: the misses start over
+    tracker.update([], 2.4)
+    assert tracker.expire(3.0).lost == []  # a second look had missed it, but only 0.7 s unseen
+    assert tracker.update([], 3.4).lost == [seen]  # the look that missed it after 1.1 s loses it
+    idle = FaceTracker(lost_after_s=1.0)
+    idle.update([_box(100, 100)], 0.0)
+    (seen,) = idle.update([_box(100, 100)], 0.1).seen
+    assert idle.expire(3.0).lost == []
+    assert idle.expire(3.2).lost == [seen]  # no look at all (the camera stopped): three times the timeout
+
+
 def test_a_single_detection_is_only_a_glimpse_and_far_jumps_are_new_faces() -> None:
-    tracker = FaceTracker(lost_after_s=0.5)
+    tracker = FaceTracker(lost_after_s=0.5, lost_misses=0)
     assert not tracker.update([_box(50, 50, 40)], 0.0)
     expired = tracker.expire(0.6)
     assert expired.lost == [] and tracker.tracks == {} and expired.seen == []
@@ -227,7 +247,7 @@ def test_a_single_detection_is_only_a_glimpse_and_far_jumps_are_new_faces() -> N
 
 
 def test_a_weak_detection_counts_only_once_a_sure_one_confirms_it_and_alone_is_never_glimpsed() -> None:
-    tracker = FaceTracker(lost_after_s=0.5)
+    tracker = FaceTracker(lost_after_s=0.5, lost_misses=0)
     weak = Box(30, 30, 40, 40, -0.2)  # the detector's margin below 0: a candidate it was unsure of
     tracker.update([weak], 0.0)
     assert tracker.update([weak], 0.1).seen == []  # two unsure detections are not a face

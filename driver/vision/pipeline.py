@@ -249,7 +249,9 @@ class Vision:
             self._emit_safely(_motion_event(motion, sample, self._now()))
 
     def reset(self) -> None:
-        """Start afresh after the robot was lost: no half frame, no old states, no previous frame."""
+        """Start afresh after the robot was lost: no half frame, no old states, no previous frame,
+        and no face in view (the faces followed come back as lost: nothing looks for them now)."""
+        self._publish_faces(self.tracker.reset())
         self.reassembler.reset()
         self.history.clear()
         self._pending = None

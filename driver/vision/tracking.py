@@ -11,8 +11,12 @@ plausible change of size), smooths each face's box, and says what changed:
   of, as one between two of its scales can be) only counts towards a face a sure one confirms;
 * a face seen before and detected again is **updated** (the caller decides whether that is a
   move worth telling: it knows where the camera looked);
-* it is **lost** when no detection matched it for ``lost_after_s`` (then its id is never reused;
-  a person who comes back is a new face: there is no recognition);
+* it is **lost** when no detection matched it for ``lost_after_s`` and at least ``lost_misses``
+  face passes since its last detection looked and did not find it (then its id is never reused;
+  a person who comes back is a new face: there is no recognition). Counting the looks is what
+  Anki's face tracker does (OKAO's LostMaxRetry, vision.md §4): a host too busy to look, or
+  frames lost on the link, do not lose a face that is still there. Without any look (the camera
+  stopped) a face is lost after ``lost_unlooked_s``;
 * a face detected fewer than ``confirm_hits`` times before it expired was only **glimpsed**: too
   little to announce, but worth a look where it was (someone passing while the robot turned);
   one only ever detected weakly expires without a word.
@@ -57,6 +61,8 @@ class FaceTrack:
     #: the viewpoint ``box`` is seen from (see FaceTracker's ``shift``)
     view: Any = None
     seen_box: Box | None = None
+    #: face passes since the last detection that did not find it
+    misses: int = 0
 
     def __post_init__(self) -> None:
         if self.seen_box is None:
@@ -80,12 +86,16 @@ class TrackerChanges:
 class FaceTracker:
     """Follows faces across frames; see the module docstring for the rules."""
 
-    def __init__(self, *, lost_after_s: float = 1.0, confirm_hits: int = 2, smoothing: float = 0.5,
-                 match_distance: float = 1.5, max_size_ratio: float = 1.8, weak_below: float = 0.0,
+    def __init__(self, *, lost_after_s: float = 1.0, lost_misses: int = 2, lost_unlooked_s: float | None = None,
+                 confirm_hits: int = 2, smoothing: float = 0.5, match_distance: float = 1.5,
+                 max_size_ratio: float = 1.8, weak_below: float = 0.0,
                  shift: Callable[[Any, Any], tuple[float, float]] | None = None) -> None:
         if not 0.0 < smoothing <= 1.0:
             raise ValueError(f"smoothing must be in (0, 1], got {smoothing}")
         self.lost_after_s = lost_after_s
+        self.lost_misses = max(0, lost_misses)
+        #: without looks a face is lost after this long (default three times ``lost_after_s``)
+        self.lost_unlooked_s = 3 * lost_after_s if lost_unlooked_s is None else max(lost_after_s, lost_unlooked_s)
         self.confirm_hits = max(1, confirm_hits)
         self.smoothing = smoothing
         self.match_distance = match_distance
@@ -148,6 +158,10 @@ class FaceTracker:
             used_dets.add(i)
             used_tracks.add(face_id)
             self._match(self.tracks[face_id], detections[i], t, context, changes)
+        for face_id, track in self.tracks.items():
+            if face_id not in used_tracks:
+                track.misses += 1
+        self._expire(t, changes)  # a look that missed a face long unseen loses it now
         for i, box in enumerate(detections):
             if i not in used_dets:
                 track = FaceTrack(self._next_id, box, t, t, context=context, view=view,
@@ -164,6 +178,7 @@ class FaceTracker:
                         old.w + a * (box.w - old.w), old.h + a * (box.h - old.h), box.score)
         track.seen_box = track.box
         track.last_seen_at = max(track.last_seen_at, t)
+        track.misses = 0
         track.hits += 1
         track.sure_hits += box.score >= self.weak_below
         track.context = context
@@ -178,14 +193,19 @@ class FaceTracker:
             changes.seen.append(track)
 
     def expire(self, now: float) -> TrackerChanges:
-        """Drop faces not detected for ``lost_after_s``: confirmed ones come back as lost, the others
-        as glimpsed (unless only ever detected weakly)."""
+        """Drop faces not detected for ``lost_after_s`` and missed by ``lost_misses`` looks (or not
+        detected for ``lost_unlooked_s``): confirmed ones come back as lost, the others as glimpsed
+        (unless only ever detected weakly)."""
         changes = TrackerChanges()
+        self._expire(now, changes)
+        return changes
+
+    def _expire(self, now: float, changes: TrackerChanges) -> None:
         for face_id, track in list(self.tracks.items()):
-            if now - track.last_seen_at > self.lost_after_s:
+            unseen = now - track.last_seen_at
+            if (unseen > self.lost_after_s and track.misses >= self.lost_misses) or unseen > self.lost_unlooked_s:
                 del self.tracks[face_id]
                 if track.confirmed:
                     changes.lost.append(track)
                 elif track.sure_hits:
                     changes.glimpsed.append(track)
-        return changes
