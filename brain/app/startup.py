@@ -150,13 +150,15 @@ class BrainStack:
                 await self.robot.connect(open_link=open_link)
         except RobotError as exc:
             raise StartupError(str(exc)) from exc
-        self.controller.start()
         self.brain = Brain(self.robot, self.resources, self.personality, heartbeat_hz=self.heartbeat_hz,
                            controller=self.controller, seed=self.seed, day_clock=self.day_clock)
         try:
             self.brain.load()
         except PersonalityError as exc:
             raise StartupError(f"cannot load the personality:\n{exc}") from exc
+        # the frame clock once the tree is built: building holds the loop for tens of milliseconds,
+        # which a running clock would see as frames missed
+        self.controller.start()
         return self.brain
 
     async def close(self) -> None:
