@@ -78,4 +78,5 @@ def test_the_simulators_start_up_and_stream_read_like_a_real_robots(real_data: P
     assert real["steps"] == {30}  # a loaded host may stall the simulator a whole period: never less
     assert 30 in simulated["steps"] and all(step % 30 == 0 for step in simulated["steps"])
     assert 0.03 <= real["shared frames"] <= 0.2 and 0.03 <= simulated["shared frames"] <= 0.2
-    assert simulated["state rate Hz"] == pytest.approx(real["state rate Hz"], rel=0.1)
+    # (a host stall shows in the steps: whole periods skipped; the figures say which)
+    assert simulated["state rate Hz"] == pytest.approx(real["state rate Hz"], rel=0.1), (simulated, real)
