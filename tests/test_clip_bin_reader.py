@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from driver.animation import clip as model
 from driver.animation.binfmt import read_bin
-from driver.animation.binwrite import write_bin
+from driver.animation.binwrite import _camel, write_bin
 from driver.animation.clip import Clip, Track
 from driver.animation.CozmoAnim import AnimClips as fb_AnimClips
 from tests.test_clip_model import clips, every_track_clip
@@ -25,10 +25,6 @@ from tests.test_clip_model import clips, every_track_clip
 from .conftest import REPO
 
 _SCALARS = ("uint", "ubyte", "byte", "short", "ushort", "float", "bool")
-
-
-def _camel(schema_name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in schema_name.split("_"))
 
 
 def _generated_read(data: bytes) -> list[tuple[str, dict[Track, tuple[model.Keyframe, ...]]]]:
