@@ -31,7 +31,7 @@ import logging
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import py_trees
 
@@ -51,6 +51,9 @@ from .reactions import ReactionRunner
 from .rhythm import DayRhythm, HeldWheels, host_time_of_day
 from .safety import Safety
 from .voice import voice_pitch
+
+if TYPE_CHECKING:
+    from .personality.loader import Personality
 
 __all__ = ["Brain", "mood_event_records"]
 
@@ -136,14 +139,27 @@ class Brain:
 
     def load(self) -> None:
         """Load (or reload) the personality; raises PersonalityError and leaves the old one running."""
+        self.install(self.build())
+
+    def build(self) -> Personality:
+        """Read the personality file and build its tree, touching nothing that runs.
+
+        Parsing and building hold the interpreter for tens of milliseconds; a reload calls this
+        from a worker thread while the loop goes on ticking the running tree and sending frames,
+        then :meth:`install` on the loop. Raises PersonalityError (the files it read are then
+        watched for the fix, with those of the running personality).
+        """
         from .personality import PersonalityError, load_personality
 
         running = self.personality.files if self.personality is not None else ()
         try:
-            personality = load_personality(self.personality_path, self.ctx)
+            return load_personality(self.personality_path, self.ctx)
         except PersonalityError as exc:
             self.personality_files = tuple(dict.fromkeys([*exc.files, *running])) or (self.personality_path,)
             raise
+
+    def install(self, personality: Personality) -> None:
+        """Run ``personality`` (from :meth:`build`) in place of the running one: on the loop."""
         self.personality_files = personality.files
         mood = self._new_mood(personality.mood)
         if mood is not None:

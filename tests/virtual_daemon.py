@@ -192,7 +192,7 @@ async def start_virtual(cwd: Path, *args: str, ready: str = r"running \S+ at",
             raise AssertionError(f"cozmo-brain run {' '.join(args)} exits with {settings}:\n{d.text}")
         cfg, options = settings
         d.daemon = RunningDaemon(cfg, options, open_link=network.open_link, handle_signals=False,
-                                 inline_vision=True)
+                                 inline=True)
         d.task = loop.create_task(d.daemon.run(), name="daemon")
         await d.line(ready, timeout=30.0)
     except BaseException:

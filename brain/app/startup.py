@@ -124,12 +124,15 @@ class BrainStack:
             raise StartupError("cannot load the personality:\n" + "\n".join(errors))
 
     async def start(self, address: tuple[str, int], *, open_link: Callable[..., Any] | None = None,
-                    before_connect: Callable[[Robot], None] | None = None) -> Brain:
+                    before_connect: Callable[[Robot], None] | None = None,
+                    before_build: Callable[[], None] | None = None) -> Brain:
         """Connect to the robot at ``address`` and start the brain; raises :class:`StartupError`.
 
         ``open_link`` replaces the UDP link (see :meth:`driver.robot.Robot.connect`).
         ``before_connect`` gets the Robot before it is contacted: work that would hold the event
         loop for a while (loading the face detector) is done there, not while the robot streams.
+        ``before_build`` is called once the robot answered, just before the personality's tree is
+        built (the daemon sets its heap aside from the collector there).
         """
         from ..personality import PersonalityError
 
@@ -152,6 +155,8 @@ class BrainStack:
             raise StartupError(str(exc)) from exc
         self.brain = Brain(self.robot, self.resources, self.personality, heartbeat_hz=self.heartbeat_hz,
                            controller=self.controller, seed=self.seed, day_clock=self.day_clock)
+        if before_build is not None:
+            before_build()
         try:
             self.brain.load()
         except PersonalityError as exc:
