@@ -33,18 +33,18 @@ from ..hardware import (
     DISPLAY_BLANK_AFTER_S,
     RADIO_FRAME_S,
     ROBOT_STATE_PERIOD_S,
-    TRACK_MM,
 )
 from ..link import Link, LinkState, Role
 from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
 from ..samples import lift_angle_rad
 from .anim_buffer import AnimationBuffer
-from .body import Body, PathSegment, Status, Table, clamp
+from .body import Body, Status, Table, clamp
 from .calibration import MotorCalibration
 from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .cubes import CubeRadio
 from .faults import NetworkFaults
+from .motion_commands import MotionCommands
 from .output import ANIM_STREAM, AnimationOutput, Display, Speaker
 from .room import ROOM_EVENTS, Room, photos_for
 from .script import Step
@@ -63,7 +63,7 @@ _LINKSTATE_IDLE = LinkState.IDLE
 _ROLE_ROBOT = Role.ROBOT
 
 
-class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
+class SimulatedCozmo(AnimationOutput, MotorCalibration, MotionCommands, WorldEvents):
     """A Cozmo robot in software, listening on UDP like the real one.
 
     Use ``await sim.start()`` then ``await sim.stop()`` (or ``async with``). Everything observable
@@ -308,9 +308,6 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
         """Call ``listener(step)`` before every scripted or requested step runs; returns the remover."""
         return _listen(self._step_listeners, listener)
 
-    def _ack(self, action_id: int) -> None:
-        self.send(m.AcknowledgeAction(action_id=action_id))
-
     def _h_GetManufacturingInfo(self, msg: Any) -> None:
         # The robot answers ManufacturingID once per connection, however often the request is
         # repeated (clients send it twice); PyCozmo re-initialises on every answer it sees.
@@ -335,88 +332,6 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, WorldEvents):
     def _h_SetOrigin(self, msg: Any) -> None:
         self.body.x_mm = self.body.y_mm = 0.0
         self.body.angle_rad = 0.0
-
-    def _h_SetHeadAngle(self, msg: Any) -> None:
-        self._ack(msg.action_id)
-        speed = msg.max_speed_rad_per_sec or 15.0
-        if msg.duration_sec and msg.duration_sec > 0:
-            speed = abs(msg.angle_rad - self.body.head.position) / msg.duration_sec
-        self.body.head.command_target(msg.angle_rad, speed, msg.action_id)
-
-    def _h_SetLiftHeight(self, msg: Any) -> None:
-        self._ack(msg.action_id)
-        from .body import lift_mm_per_rad
-
-        speed_mm = (msg.max_speed_rad_per_sec or 3.0) * lift_mm_per_rad(self.body.lift.position)
-        if msg.duration_sec and msg.duration_sec > 0:
-            speed_mm = abs(msg.height_mm - self.body.lift.position) / msg.duration_sec
-        self.body.lift.command_target(msg.height_mm, speed_mm, msg.action_id)
-
-    def _h_MoveHead(self, msg: Any) -> None:
-        self.body.head.command_speed(msg.speed_rad_per_sec)
-
-    def _h_MoveLift(self, msg: Any) -> None:
-        from .body import lift_mm_per_rad
-
-        self.body.lift.command_speed(msg.speed_rad_per_sec * lift_mm_per_rad(self.body.lift.position))
-
-    def _h_DriveWheels(self, msg: Any) -> None:
-        self.body.drive(msg.lwheel_speed_mmps, msg.rwheel_speed_mmps, msg.lwheel_accel_mmps2)
-
-    def _h_DriveWheelsCurvature(self, msg: Any) -> None:
-        self._drive_arc(float(msg.speed_mmps), int(msg.curvature_radius_mm), float(msg.accel_mmps2))
-
-    def _h_TurnInPlaceAtSpeed(self, msg: Any) -> None:
-        v = msg.speed_rad_per_sec * TRACK_MM / 2
-        self.body.drive(-v, v, abs(msg.accel_rad_per_sec2) * TRACK_MM / 2)
-
-    def _drive_arc(self, speed: float, radius: int, accel: float = 0.0) -> None:
-        """Drive at ``speed`` mm/s along an arc of ``radius`` mm (32767 or -32768: straight; 1, 0 or
-        -1: on the spot, counter-clockwise for 1)."""
-        if radius in (32767, -32768):
-            self.body.drive(speed, speed, accel)
-        elif abs(radius) <= 1:
-            turn = 1 if radius > 0 else -1
-            self.body.drive(-speed * turn, speed * turn, accel)
-        else:
-            half = TRACK_MM / 2
-            self.body.drive(speed * (radius - half) / radius, speed * (radius + half) / radius, accel)
-
-    def _h_TurnInPlace(self, msg: Any) -> None:
-        self._ack(msg.action_id)
-        self.body.turn_in_place(msg.angle_rad, msg.speed_rad_per_sec, msg.angle_tolerance_rad,
-                                bool(msg.is_absolute), msg.action_id)
-
-    def _h_StopAllMotors(self, msg: Any) -> None:
-        self.body.stop_all()
-
-    def _h_EnableStopOnCliff(self, msg: Any) -> None:
-        self.body.stop_on_cliff = bool(msg.enable)
-
-    def _h_ClearPath(self, msg: Any) -> None:
-        self._path: list[PathSegment] = []
-
-    def _path_list(self) -> list[PathSegment]:
-        if not hasattr(self, "_path"):
-            self._path = []
-        return self._path
-
-    def _h_AppendPathSegLine(self, msg: Any) -> None:
-        self._path_list().append(PathSegment("line", x=msg.to_x, y=msg.to_y, speed=msg.speed_mmps))
-
-    def _h_AppendPathSegArc(self, msg: Any) -> None:
-        end = msg.start_angle_rad + msg.sweep_rad
-        x = msg.center_x + msg.radius_mm * math.cos(end)
-        y = msg.center_y + msg.radius_mm * math.sin(end)
-        self._path_list().append(PathSegment("arc", x=x, y=y, speed=msg.speed_mmps))
-
-    def _h_AppendPathSegPointTurn(self, msg: Any) -> None:
-        self._path_list().append(PathSegment("turn", angle=msg.angle_rad, speed=msg.speed_mmps or 100.0))
-
-    def _h_ExecutePath(self, msg: Any) -> None:
-        self._path_event_id = msg.event_id
-        self.body.start_path(self._path_list())
-        self.send(m.PathFollowingEvent(event_id=msg.event_id, event_type=0))
 
     def _h_SetHeadLight(self, msg: Any) -> None:
         self.head_light = bool(msg.enable)
