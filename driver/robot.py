@@ -3,7 +3,8 @@
 It connects (the firmware-2381 start-up sequence), mirrors RobotState as typed samples, turns
 status-flag edges, the robot's attitude (:mod:`driver.attitude`: how it lies, shaking, slopes,
 pushes, read from the head's IMU) and discrete robot messages into typed events, and offers
-commands. Commands
+commands. The connection (:mod:`driver.connection`), the cubes (:mod:`driver.robot_cubes`) and
+the camera's stream into vision (:mod:`driver.robot_vision`) are parts of their own. Commands
 that take time (head, lift, turn, paths) return an :class:`Action`: awaitable, but also
 pollable with ``done()`` so a behaviour-tree node can start it on one tick and look at it on the
 next. Nothing here blocks the event loop.
@@ -23,7 +24,7 @@ import json
 import logging
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import events as ev
 from .actions import Action, ActionCancelled, ActionFailed, ActionTimeout
@@ -37,12 +38,9 @@ from .protocol import messages as m
 from .protocol.frame import DecodeError, RawPacket
 from .protocol.linkstate import Backoff
 from .robot_cubes import RobotCubes
+from .robot_vision import RobotVision
 from .samples import RobotStateSample, RobotStatus, state_from_message
 from .startup import RobotInfo, StartUp, firmware_problem
-
-if TYPE_CHECKING:  # the vision block at the end imports driver.vision only when it is used
-    from .vision import Vision, VisionConfig
-    from .vision.faces import FaceDetector
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +55,7 @@ DEFAULT_ADDRESS: Address = ("172.31.1.1", 5551)
 EventListener = Callable[[ev.RobotEvent], None]
 
 
-class Robot(RobotCubes, RobotConnection):
+class Robot(RobotCubes, RobotVision, RobotConnection):
     """A connection to one Cozmo (real or simulated) and everything it does.
 
     How it connects and reconnects (and what ``reconnect_initial_s``, ``reconnect_max_s``,
@@ -549,62 +547,3 @@ class Robot(RobotCubes, RobotConnection):
             link.release_cpu = cpu if cpu is not None else link.release_cpu
             self._frame_release_link = link
         return link
-
-    # ------------------------------------------------------------------ vision (camera → driver.vision)
-    # A separate block: the camera's ImageChunk messages and the RobotState samples reach a
-    # driver.vision.Vision through a message listener, and its face and motion events come back
-    # through _emit like every other robot event. Nothing else in the Robot knows about vision.
-
-    vision: Vision | None = None
-    _vision_camera = True
-
-    def start_vision(self, config: VisionConfig | None = None, *, color: bool = False,
-                     camera: bool = True, face_detector: FaceDetector | None | str = "config") -> Vision:
-        """Stream the camera (QVGA, grey or colour) into a vision pipeline whose events
-        (face_seen, face_moved, face_lost, face_glimpsed, motion_seen) reach this Robot's listeners.
-
-        May be called before :meth:`connect`: the camera is switched on once connected, and again
-        after every reconnection (a robot that rebooted has it off). With ``camera=False`` the
-        camera stays off and the pipeline is fed otherwise (:meth:`driver.vision.Vision.on_sight`).
-        ``face_detector`` hands the pipeline a detector already loaded (a stopped pipeline's: dlib's
-        takes half a second to build, holding the interpreter all along); by default the config's
-        detector is loaded."""
-        from .vision import Vision
-
-        if self.vision is not None:
-            raise RobotError("vision is already running; stop_vision() first")
-        vision = Vision(config, emit=self._emit, name=self.name, face_detector=face_detector if camera else None)
-        self._vision_camera = camera
-
-        def route(msg: Any) -> None:
-            try:
-                if isinstance(msg, m.ImageChunk):
-                    vision.on_chunk(msg, self._now())
-                elif isinstance(msg, m.RobotState) and self.state is not None:
-                    vision.on_state(self.state)
-            except Exception:  # never out into the receive path
-                log.exception("%s: vision could not take %s", self.name, type(msg).__name__)
-
-        def on_event(event: ev.RobotEvent) -> None:
-            if isinstance(event, (ev.RobotLost, ev.Reconnected)):
-                vision.reset()  # no half frame across the gap; the robot's clock starts again
-            if camera and isinstance(event, (ev.Connected, ev.Reconnected)):
-                self.enable_camera(True, color)
-
-        self._vision_unhook = (self.add_message_listener(route), self.add_listener(on_event))
-        self.vision = vision
-        if camera and self.connected:
-            self.enable_camera(True, color)
-        return vision
-
-    async def stop_vision(self) -> None:
-        """Stop the camera stream (while connected) and the vision pipeline."""
-        vision, self.vision = self.vision, None
-        if vision is None:
-            return
-        for unhook in self._vision_unhook:
-            unhook()
-        if self._vision_camera and self.connected:
-            self.enable_camera(False)
-        await vision.close()
-
