@@ -13,7 +13,8 @@ polling loop — so a link costs nothing while idle and several links share one 
 in one loop iteration go out together in one frame (one flush per turn). The one exception to
 "all on the loop" is the release of clocked animation frames: :meth:`Link.frame_at` has the session
 encode a frame ahead of time and a :class:`~driver.frame_clock.ReleaseClock` thread write it at its
-exact time (see :mod:`driver.frame_clock`).
+exact time (see :mod:`driver.frame_clock`). The socket can be read on the animation clock's
+ticks rather than as each datagram arrives (:mod:`driver.link_input`).
 
 Reconnect: an engine link that loses its robot (nothing heard for ``lost_after``) reports LOST and
 keeps sending Resets with backoff until the robot answers; it logs once per backoff step.
@@ -37,6 +38,7 @@ from .frame_clock import (
     ReleaseClock,
     tune_thread_switching,
 )
+from .link_input import ClockedInput
 from .protocol.arq import WINDOW_SIZE, RttEstimator
 from .protocol.frame import PacketType, RawPacket
 from .protocol.linkstate import (
@@ -98,7 +100,7 @@ PacketHandler = Callable[[RawPacket], None]
 StateHandler = Callable[[LinkState, LinkState], None]
 
 
-class Link(asyncio.DatagramProtocol):
+class Link(ClockedInput, asyncio.DatagramProtocol):
     """One end of a Cozmo connection on the event loop.
 
     Create it with :meth:`open` (or :meth:`driver.memlink.MemoryNetwork.open_link`), then for the
@@ -166,9 +168,7 @@ class Link(asyncio.DatagramProtocol):
         #: stages the release thread sent and the loop has not taken in yet (see :meth:`_noted`)
         self._released_stages: deque[Stage] = deque()
         self._capture: list[RawPacket] | None = None
-        #: None: datagrams are taken in as they arrive. Set (see :attr:`input_clock`): while
-        #: connected, the socket is read only by :meth:`poll_input` and a timer at the times this
-        #: gives (the next read's time after a read at the given time).
+        #: the clocked reading's (:mod:`driver.link_input`)
         self._input_clock: Callable[[float], float] | None = None
         self._sock: socket.socket | None = None
         self._polling = False
@@ -419,79 +419,6 @@ class Link(asyncio.DatagramProtocol):
             self._take_released()
         self.session.receive_datagram(data, addr, self._loop.time())
         self._after_input()
-
-    def poll_input(self) -> None:
-        """Take in every datagram waiting on the socket (when input is read on a clock:
-        :attr:`input_clock`; otherwise nothing waits and this returns at once)."""
-        if not self._polling:
-            return
-        sock = self._sock
-        assert sock is not None
-        while self._polling:
-            try:
-                data, addr = sock.recvfrom(65536)
-            except (BlockingIOError, InterruptedError):
-                break
-            except OSError as exc:
-                self.error_received(exc)
-                break
-            self.datagram_received(data, addr)  # as the transport would hand it over
-        self._arm_poll()
-
-    @property
-    def input_clock(self) -> Callable[[float], float] | None:
-        """Read the socket on a clock rather than as datagrams arrive (None: as they arrive).
-
-        The robot sends about 30 datagrams a second, each of which would wake the process on its
-        own; the animation clock and the heartbeat wake it 30 and 10 times a second anyway. With
-        a clock set (the animation controller sets its frame ticks), a connected link on a UDP
-        socket leaves the socket out of the event loop's selector and reads everything waiting
-        in :meth:`poll_input`, which the frame tick and the heartbeat call first thing, and in a
-        timer at ``clock(time of the last read)``, on the same ticks: one wake-up serves all
-        three. A datagram then waits at most about a frame (33 ms) to be read; an impairment or a
-        tap sees it when it is read. Disconnected or lost, datagrams are read as they arrive.
-        """
-        return self._input_clock
-
-    @input_clock.setter
-    def input_clock(self, clock: Callable[[float], float] | None) -> None:
-        self._input_clock = clock
-        self._read_on_clock(self.session.state is _LINKSTATE_CONNECTED)
-
-    def _arm_poll(self) -> None:
-        """Keep one timer at the next read's time. Reads at one tick (the frame's, the beat's)
-        give the same time: the timer armed for it stays, rather than a cancelled handle per read
-        left in the loop's heap."""
-        clock = self._input_clock
-        when = clock(self._loop.time()) if self._polling and self._loop is not None and clock is not None else None
-        timer = self._poll_timer
-        if timer is not None:
-            if when is not None and timer.when() == when and not timer.cancelled():
-                return
-            timer.cancel()
-            self._poll_timer = None
-        if when is not None:
-            assert self._loop is not None
-            self._poll_timer = self._loop.call_at(when, self._on_poll_timer)
-
-    def _on_poll_timer(self) -> None:
-        self._poll_timer = None
-        self.poll_input()
-
-    def _read_on_clock(self, on: bool) -> None:
-        """Read the socket on the clock (connected, a clock set, a real socket) or as datagrams arrive."""
-        transport = self._transport
-        on = on and self._input_clock is not None and self._sock is not None and transport is not None \
-            and not transport.is_closing()
-        if on == self._polling:
-            return
-        self._polling = on
-        if transport is not None and not transport.is_closing():
-            if on:
-                transport.pause_reading()  # type: ignore[attr-defined]
-            else:
-                transport.resume_reading()  # type: ignore[attr-defined]
-        self._arm_poll()
 
     def error_received(self, exc: Exception) -> None:  # noqa: D102
         log.debug("%s: socket error %s", self.name, exc)
