@@ -10,8 +10,9 @@ It talks to the robot through :class:`driver.clocked.AnimationTarget` (the Robot
 it) and is built from parts that each hold one idea: :mod:`.timeline` (a clip as frames, pure
 data), :mod:`.onair` (the clip on air, frame by frame, with its blends), :mod:`.tracks` (track
 names and locks), :mod:`.idle` (the idle face), :mod:`.face_images` (which image the robot needs),
-:mod:`.keyframe_assets` (a clip's sounds and sprites) and :mod:`.playback` (parameters and the
-handle a caller gets). This module keeps the clock, the queue and the order of packets in a frame.
+:mod:`.keyframe_assets` (a clip's sounds and sprites), :mod:`.playback` (parameters and the
+handle a caller gets) and :mod:`.clip_queue` (clips played, queued, put on air and ended). This
+module keeps the clock and the order of packets in a frame.
 
 Clock
     Frame k is due at the absolute time ``t0 + k / 30``, so errors do not accumulate. It is
@@ -87,26 +88,23 @@ import math
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import events as ev
 from ..clocked import AnimationTarget
 from ..hardware import DISPLAY_BLANK_AFTER_S
-from ..protocol import messages as m
 from ..robot import RobotError
 from . import face as facemod
-from .clip import AnimationError, Clip
+from .clip_queue import END_TIMEOUT_S, ClipQueue, EventHandler
 from .face import FaceParams
 from .face_images import FACE_CACHE, FaceImages
 from .idle import IdleFace, Waking
-from .keyframe_assets import resolve_sounds, resolve_sprites
 from .onair import OnAir
-from .playback import Playback, PlaybackParams
+from .playback import Playback
 from .roots import ResourceRoots
 from .stats import ControllerStats
-from .timeline import FRAME_S, STRAIGHT, AudioResolver, SpriteResolver
-from .tracks import Lock, TrackLocks, normalise_tracks
+from .timeline import FRAME_S, AudioResolver, SpriteResolver
+from .tracks import Lock, TrackLocks
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +112,6 @@ __all__ = ["DISPLAY_REFRESH_S", "DOZE_MAX_S", "END_TIMEOUT_S", "RELEASE_LEAD_S",
 
 #: Resend the face image at least this often: the robot blanks its screen after 30 s without one.
 DISPLAY_REFRESH_S = DISPLAY_BLANK_AFTER_S - 5.0
-#: How long to wait for AnimationEnded after EndAnimation before completing a playback anyway.
-END_TIMEOUT_S = 1.0
 #: With release="thread", each frame is prepared this long before its time: room for the loop
 #: to be busy (or to wake late) without the frame missing its slot.
 RELEASE_LEAD_S = 0.010
@@ -136,11 +132,8 @@ DOZING_READ_GAP_S = 0.060
 #: made as a tick's wake-up runs, a little after its time, is next made at the next tick.
 _TICK_GAP_S = 0.002
 
-#: Called with (playback, event_id) when a clip's Event keyframe goes out to the robot.
-EventHandler = Callable[[Playback, str], None]
 
-
-class AnimationController:
+class AnimationController(ClipQueue):
     """Streams animation frames to one robot at 30 fps (see the module docstring).
 
     Create it with the robot, ``start()`` it on the running loop (``play`` starts it too), and
@@ -339,89 +332,6 @@ class AnimationController:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    # ------------------------------------------------------------------ playing
-
-    def play(self, clip: Clip, *, params: PlaybackParams | None = None, tracks: Iterable[str] | None = None,
-             audio: Sequence[bytes] | None = None, owner: object | None = None,
-             on_event: EventHandler | None = None) -> Playback:
-        """Play ``clip`` from the next frame, cancelling the clip on air (the queue stays queued).
-
-        ``tracks`` limits the clip to some tracks (default: all); ``audio`` is a sound of µ-law
-        frames to play from the clip's first frame; ``owner`` lets the clip use tracks that
-        owner has locked; ``on_event(playback, event_id)`` hears this clip's Event keyframes
-        (besides the controller's own ``on_event``).
-        """
-        pb = self._make(clip, params, tracks, audio, owner, on_event)
-        if self._active is not None:
-            self._cancel(self._active.pb, f"superseded by {clip.name!r}")
-        self._queue.appendleft(pb)
-        self.start()
-        return pb
-
-    def queue(self, clip: Clip, *, params: PlaybackParams | None = None, tracks: Iterable[str] | None = None,
-              audio: Sequence[bytes] | None = None, owner: object | None = None,
-              on_event: EventHandler | None = None) -> Playback:
-        """Play ``clip`` after everything already playing or queued (arguments as for :meth:`play`)."""
-        pb = self._make(clip, params, tracks, audio, owner, on_event)
-        self._queue.append(pb)
-        self.start()
-        return pb
-
-    def _make(self, clip: Clip, params: PlaybackParams | None, tracks: Iterable[str] | None,
-              audio: Sequence[bytes] | None, owner: object | None, on_event: EventHandler | None) -> Playback:
-        if not isinstance(clip, Clip):
-            raise AnimationError(f"play expects a Clip, got {type(clip).__name__}")
-        # Sounds and sprites are looked up (and converted) here, not in the 30 fps frame.
-        pb_params = params or PlaybackParams()
-        pb = Playback(clip, pb_params, normalise_tracks(tracks), owner, cancel=self._cancel, audio=audio,
-                      sounds=resolve_sounds(self.audio_resolver, clip, pb_params.pitch_semitones),
-                      sprites=resolve_sprites(self.sprite_resolver, clip, self._unplayable))
-        if on_event is not None:
-            pb.on_event.append(on_event)
-        return pb
-
-    @property
-    def current(self) -> Playback | None:
-        """The playback on air, if any."""
-        return self._active.pb if self._active else None
-
-    @property
-    def queued(self) -> list[Playback]:
-        """Playbacks waiting their turn, in order."""
-        return list(self._queue)
-
-    def cancel_all(self) -> None:
-        """Cancel the playback on air and everything queued (locks stay; see :meth:`stop_all`)."""
-        for pb in list(self._queue):
-            self._cancel(pb, "cancel_all")
-        if self._active is not None:
-            self._cancel(self._active.pb, "cancel_all")
-
-    def _cancel(self, pb: Playback, reason: str) -> None:
-        if pb.done():
-            return
-        if pb in self._queue:
-            self._queue.remove(pb)
-        elif self._active is not None and self._active.pb is pb:
-            self._abort_active()
-        if pb.anim_id is not None:
-            self._ending.pop(pb.anim_id, None)
-        pb.mark_cancelled(reason)
-
-    def _abort_active(self) -> None:
-        act = self._active
-        assert act is not None
-        self._active = None
-        self.idle.return_from(act.last_face)
-        if not self.robot.connected:
-            return  # nothing to abort on a robot that does not hear us
-        try:
-            if act.body_moving:
-                self.robot.send(m.AnimBody(speed=0, unknown=STRAIGHT))
-            self.robot.send(m.AbortAnimation())
-        except (RobotError, ConnectionError) as exc:
-            log.debug("could not abort animation: %s", exc)
-
     # ------------------------------------------------------------------ locks
 
     def lock(self, tracks: Iterable[str] | str, owner: object) -> Lock:
@@ -432,25 +342,6 @@ class AnimationController:
     def locked(self, track: str, *, owner: object | None = None) -> bool:
         """True when ``track`` is locked by someone other than ``owner``."""
         return self.locks.locked(track, owner=owner)
-
-    # ------------------------------------------------------------------ robot events
-
-    def _on_robot_event(self, event: ev.RobotEvent) -> None:
-        if isinstance(event, ev.AnimationStarted):
-            act = self._active
-            for pb in ([act.pb] if act else []) + list(self._ending.values()):
-                if pb.anim_id == event.anim_id:
-                    pb.robot_started = True
-        elif isinstance(event, ev.AnimationEnded):
-            ended = self._ending.pop(event.anim_id, None)
-            if ended is not None:
-                ended.complete(ended_by_robot=True)
-
-    def _end_timeout(self, pb: Playback) -> None:
-        if pb.anim_id is not None and self._ending.get(pb.anim_id) is pb:
-            del self._ending[pb.anim_id]
-            log.debug("no AnimationEnded for %r within %.1f s; completing anyway", pb.clip.name, END_TIMEOUT_S)
-            pb.complete()
 
     # ------------------------------------------------------------------ the clock
 
@@ -594,50 +485,3 @@ class AnimationController:
     def _show(self, data: bytes, now: float) -> None:
         self.robot.display_image(data)
         self._images.shown(data, now)
-
-    # ------------------------------------------------------------------ clips
-
-    def _begin(self, pb: Playback, out: list[Any], now: float) -> None:
-        """Put ``pb`` on air from this frame, starting from where the head and lift are now."""
-        head, lift = self._head_deg, self._lift_mm
-        state = self.robot.state
-        if state is not None:
-            head = math.degrees(state.proprioception.head_angle_rad)
-            lift = state.proprioception.lift_height_mm
-        act = OnAir(pb, head_deg=head, lift_mm=lift, start_face=self._images.face,
-                    resolve_sounds=self.audio_resolver is not None,
-                    resolve_sprites=self.sprite_resolver is not None)
-        self._next_anim_id = self._next_anim_id % 255 + 1
-        pb.mark_playing(self._next_anim_id, now)
-        self._active = act
-        out.append(m.StartAnimation(anim_id=self._next_anim_id))
-
-    def _fire(self, pb: Playback, event_ids: list[str], at: float) -> None:
-        """Event keyframes are in the frame of time ``at``: tell listeners when that frame goes out."""
-        assert self._loop is not None
-        self._loop.call_at(at, self._deliver_events, pb, tuple(event_ids), at)
-
-    def _deliver_events(self, pb: Playback, event_ids: tuple[str, ...], at: float) -> None:
-        for event_id in event_ids:  # in clip order
-            self._stats.events_fired += 1
-            pb.event_fired(event_id, at)
-            for handler in ([self.on_event] if self.on_event is not None else []) + list(pb.on_event):
-                try:
-                    handler(pb, event_id)
-                except Exception:  # a listener's bug must not stop the clock
-                    log.exception("event handler failed on %r of clip %r", event_id, pb.clip.name)
-
-    def _complete(self, act: OnAir, now: float) -> None:
-        """The last frame went out: end the animation on the robot and start the next clip."""
-        pb = act.pb
-        self._active = None
-        if act.body_moving:
-            self.robot.send(m.AnimBody(speed=0, unknown=STRAIGHT))
-        self.robot.send(m.EndAnimation())
-        self._silence_owed = True  # the engine follows EndAnimation with one silence frame
-        self.idle.return_from(act.last_face)
-        pb.mark_ending(now)
-        assert pb.anim_id is not None
-        self._ending[pb.anim_id] = pb
-        assert self._loop is not None
-        self._loop.call_later(END_TIMEOUT_S, self._end_timeout, pb)
