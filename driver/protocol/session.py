@@ -54,8 +54,6 @@ from typing import Any
 
 from .arq import WINDOW_SIZE, Outstanding, ReceiveWindow, RttEstimator, SendWindow
 from .frame import (
-    MAX_PACKET_PAYLOAD,
-    MAX_SEQ,
     OOB_SEQ,
     DecodeError,
     Frame,
@@ -81,6 +79,7 @@ from .linkstate import (
     Stage,
     StateChanged,
 )
+from .packing import pack_frames
 
 __all__ = ["ENGINE_FIRST_SEQ", "Session"]
 
@@ -563,11 +562,10 @@ class Session:
         return [encode_frame(f) for f in frames]
 
     def _frames(self, seqd: list[Outstanding], oob: list[RawPacket], with_ack: bool) -> list[Frame]:
-        """Pack packets into frames: each frame holds one contiguous run of sequence numbers."""
+        """Pack packets into frames (:func:`.packing.pack_frames`)."""
         if not seqd and not oob and not with_ack:
             return []  # nothing to send (most calls: the link asks after everything it takes in)
         ftype = _FRAMETYPE_ENGINE if self.role is _ROLE_ENGINE else _FRAMETYPE_ROBOT
-        ack = self._recv.last_in_order
         # Frames without sequenced packets name the next number on the wire: a clocked frame's
         # numbers are assigned already but not sent yet.
         wire_next = self._send.next_seq
@@ -575,32 +573,8 @@ class Session:
             if st.state == STAGE_PENDING and st.first_seq is not None:
                 wire_next = st.first_seq
                 break
-        wire_last = (wire_next - 1) % MAX_SEQ
-        frames: list[Frame] = []
-        run: list[RawPacket] = []
-        size = 0
-        prev = -1
-        next_seq = self._send.next_seq
-        for entry in sorted(seqd, key=lambda e: (e.seq - next_seq) % MAX_SEQ):
-            plen = 3 + len(entry.packet.body)
-            if run and (entry.seq != (prev + 1) % MAX_SEQ or size + plen > MAX_PACKET_PAYLOAD):
-                frames.append(Frame(ftype, run[0].seq, run[-1].seq, ack, run))
-                run, size = [], 0
-            run.append(entry.packet)
-            size += plen
-            prev = entry.seq
-        if run:
-            frames.append(Frame(ftype, run[0].seq, run[-1].seq, ack, run))
-        for pkt in oob:
-            plen = 3 + len(pkt.body)
-            last = frames[-1] if frames else None
-            if last is not None and _payload(last) + plen <= MAX_PACKET_PAYLOAD:
-                last.packets.append(pkt)
-            else:
-                frames.append(Frame(ftype, wire_next, wire_last, ack, [pkt]))
-        if not frames and with_ack:
-            frames.append(Frame(ftype, wire_next, wire_last, ack, []))
-        return frames
+        return pack_frames(seqd, oob, with_ack, ftype=ftype, ack=self._recv.last_in_order,
+                           next_seq=self._send.next_seq, wire_next=wire_next)
 
     def _unreleased_seq(self) -> int | None:
         """The first sequence number of a clocked frame still waiting (None: none waits)."""
@@ -630,6 +604,3 @@ class Session:
                 self.stats.late_releases += 1
             self.stats.max_release_late_ms = max(self.stats.max_release_late_ms, late * 1000.0)
 
-
-def _payload(frame: Frame) -> int:
-    return sum(3 + len(p.body) for p in frame.packets)
