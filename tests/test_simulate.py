@@ -318,7 +318,7 @@ def test_report_formats_round_numbers_sensibly() -> None:
 
 
 @pytest.mark.e2e
-def test_a_simulated_day_keeps_the_faces_it_rendered(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_simulated_day_keeps_the_faces_it_rendered_and_no_record_of_messages(monkeypatch: pytest.MonkeyPatch) -> None:
     """A day asks for thousands of distinct faces in minutes: simulate keeps many more than a
     daemon does, and renders each face it shows once."""
     from driver.animation import face, face_images
@@ -332,7 +332,11 @@ def test_a_simulated_day_keeps_the_faces_it_rendered(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(face_images, "render", counting_render)
     brains: list[Any] = []
-    run_virtual(simulate(DEFAULT, [RESOURCES], hours=0.02, seed=3, progress=False, on_start=brains.append))
+    sims: list[Any] = []
+    run_virtual(simulate(DEFAULT, [RESOURCES], hours=0.02, seed=3, progress=False, on_start=brains.append,
+                         watch_sim=sims.append))
+    # nor does the simulator keep the messages it took in (its record would hold some 30 MB of a day)
+    assert sum(sims[0].counts.values()) > 1000 and len(sims[0].received) == 0
     renderer = brains[0].controller._images.renderer
     assert renderer.cache_size == sim_mod.SIMULATED_FACE_CACHE >= 16 * face_images.FACE_CACHE
     assert len(drawn) > 50

@@ -171,7 +171,7 @@ class Daemon:
             if self.options.sim:
                 from driver.sim.server import SimulatedCozmo
 
-                simulator = await SimulatedCozmo("127.0.0.1", 0, script=self.options.sim_script,
+                simulator = await SimulatedCozmo("127.0.0.1", 0, script=self.options.sim_script, record_limit=0,
                                                  play_audio=self.options.audio).start()
                 address = simulator.address
             if not await self._open_dashboard(simulator):

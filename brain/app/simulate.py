@@ -159,7 +159,7 @@ async def simulate(
                               start_clock=format_clock(start_s))
     sight: _Eyes | None = None
     net = MemoryNetwork(loop, direct=True)
-    sim = SimulatedCozmo("127.0.0.1", 5551, script=list(script or []), table=table)
+    sim = SimulatedCozmo("127.0.0.1", 5551, script=list(script or []), table=table, record_limit=0)
     progress_task: asyncio.Task[None] | None = None
     try:
         await sim.start(open_link=net.open_link)

@@ -31,7 +31,7 @@ def sim_command(args: argparse.Namespace) -> int:
 
 async def _serve(host: str, port: int, faults: NetworkFaults, script: list[Step], duration: float | None,
                  *, play_audio: bool = False) -> int:
-    sim = SimulatedCozmo(host, port, faults=faults, script=script, play_audio=play_audio)
+    sim = SimulatedCozmo(host, port, faults=faults, script=script, play_audio=play_audio, record_limit=0)
     try:
         await sim.start()
     except OSError as exc:

@@ -67,8 +67,10 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, MotionCommands, WorldEve
     """A Cozmo robot in software, listening on UDP like the real one.
 
     Use ``await sim.start()`` then ``await sim.stop()`` (or ``async with``). Everything observable
-    is public: ``body``, ``display``, ``speaker``, ``backpack``, ``received`` (decoded messages,
-    bounded), ``counts`` (messages by name) and ``link.stats``.
+    is public: ``body``, ``display``, ``speaker``, ``backpack``, ``received`` (the last
+    ``record_limit`` decoded messages, for tests and tools that look at what arrived; the
+    commands keep none: 50,000 of them hold some 30 MB), ``counts`` (messages by name) and
+    ``link.stats``.
     """
 
     def __init__(
