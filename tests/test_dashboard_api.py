@@ -62,8 +62,10 @@ def _personality(tmp_path: Path) -> Path:
 
 def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None:
     personality = _personality(tmp_path)
+    settings = tmp_path / "settings.yaml"  # vision settings of its own: the page's "camera on" keeps them
+    settings.write_text("vision:\n  color: true\n  face_interval_s: 2\n  motion: false\n")
     with served("--sim", "--duration", "60", "--personality", str(personality), "--dashboard", "127.0.0.1:0",
-                cwd=tmp_path) as daemon:
+                "--config", str(settings), cwd=tmp_path) as daemon:
 
         async def main() -> None:
             async with aiohttp.ClientSession() as http:
@@ -124,6 +126,10 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                     assert (answer.status, (await answer.json())["message"]) == (200, "camera off")
                     answer = await http.post(daemon.url + "api/act", json={"action": "camera", "on": True})
                     assert (answer.status, (await answer.json())["message"]) == (200, "camera on")
+                    # as the settings say, and with the face detector it had
+                    started = [line for line in daemon.lines if "vision on: " in line]
+                    assert len(started) == 2 and all("colour camera, faces every 2 s" in line for line in started)
+                    assert "motion off" in started[1] and "(the face detector kept)" in started[1], started
                     seen = await _until(ws, lambda u: bool(u.get("camera")), 10, "a camera frame")
                     frame = seen[-1]["camera"]
                     assert base64.b64decode(frame["jpeg"])[:2] == b"\xff\xd8"

@@ -146,6 +146,8 @@ class Daemon:
         #: watched from that state, so an edit made before the watcher's next look still counts
         self._loaded_stamps: dict[Path, tuple[int, int] | None] = {}
         self.dashboard: Any = None
+        #: the face detector of the last vision started (kept for the next: building one takes a while)
+        self._face_detector: Any = None
 
     # ------------------------------------------------------------------ the run
 
@@ -218,13 +220,14 @@ class Daemon:
                 log.info("recorded %d datagrams to %s", recorder.datagrams, self.options.record)
             self.notifier.close()
 
-    def _start_vision(self, robot: Robot, detector: Any = None) -> None:
+    def _start_vision(self, robot: Robot, detector: Any = None, *, asked: bool = False) -> None:
         """Stream the camera into vision as the settings say (the Robot switches it on once connected
         and again after a reconnect). Called before the robot is contacted: loading the face
         detector takes a third of a second, which would otherwise hold the loop while states stream.
-        ``detector``, a stopped pipeline's face detector, is used again when faces are still wanted."""
+        ``detector``, a stopped pipeline's face detector, is used again when faces are still wanted.
+        ``asked``: the dashboard switched the camera on, whatever ``vision.enabled`` says."""
         settings = self.cfg.vision
-        if not self.options.vision or not settings.enabled:
+        if not asked and (not self.options.vision or not settings.enabled):
             log.info("vision off (%s)", "--no-vision" if not self.options.vision else "vision.enabled is false")
             return
         from driver.vision import VisionConfig
@@ -234,11 +237,18 @@ class Daemon:
                               face_search_still_interval_s=settings.face_still_interval_s, motion=settings.motion,
                               motion_interval_s=settings.motion_interval_s, inline=self.inline)
         kept = detector is not None and settings.faces
-        robot.start_vision(config, color=settings.color, face_detector=detector if kept else "config")
+        vision = robot.start_vision(config, color=settings.color, face_detector=detector if kept else "config")
+        self._face_detector = vision.face_detector or detector
         log.info("vision on: %s camera, faces %s%s, motion %s", "colour" if settings.color else "grey",
                  _every(settings.face_interval_s) if settings.faces else "off",
                  " (the face detector kept)" if kept else "",
                  _every(settings.motion_interval_s) if settings.motion else "off")
+
+    def _camera_on(self) -> None:
+        """The dashboard's "camera on": the camera and its vision as the settings say, with the
+        face detector the last vision had (the dashboard's "camera off" stopped it)."""
+        if self.brain is not None:
+            self._start_vision(self.brain.robot, self._face_detector, asked=True)
 
     async def _restart_vision(self, brain: Brain) -> None:
         """New vision settings from a re-read config: stop the camera and its vision, start them as
@@ -277,7 +287,8 @@ class Daemon:
         try:
             self.dashboard = await open_dashboard(
                 *address, token=cfg.dashboard_token, allowed=self.options.sim or cfg.dashboard_allow_control,
-                simulator=simulator, reload=self.reload_now, clock=asyncio.get_running_loop().time)
+                simulator=simulator, reload=self.reload_now, clock=asyncio.get_running_loop().time,
+                camera_on=self._camera_on)
         except DashboardError as exc:
             log.error("%s", exc)
             return False

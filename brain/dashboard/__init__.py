@@ -73,7 +73,8 @@ class Dashboard:
 
 
 async def open_dashboard(host: str, port: int, *, token: str | None, allowed: bool, simulator: Any,
-                         reload: Callable[[], Awaitable[str | None]], clock: Callable[[], float]) -> Dashboard:
+                         reload: Callable[[], Awaitable[str | None]], clock: Callable[[], float],
+                         camera_on: Callable[[], None] | None = None) -> Dashboard:
     """Serve the dashboard at ``host:port``; raises :class:`DashboardError` (missing aiohttp, no token
     where one is needed, an address in use)."""
     if token is None and needs_token(host):
@@ -85,7 +86,7 @@ async def open_dashboard(host: str, port: int, *, token: str | None, allowed: bo
         raise DashboardError(f"the dashboard needs aiohttp ({exc}); install it with: {INSTALL_HINT}") from None
     monitor = Monitor(clock=clock)
     controls = Controls(monitor, allowed=allowed, refusal="" if allowed else REFUSAL, simulator=simulator,
-                        reload=reload)
+                        reload=reload, camera_on=camera_on)
     server = DashboardServer(host, port, monitor=monitor, controls=controls, token=token)
     try:
         url = await server.start()

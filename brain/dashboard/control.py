@@ -74,16 +74,19 @@ class Controls:
 
     ``allowed`` is False against a real robot without ``dashboard.allow_control``; ``simulator``
     is the in-process simulated Cozmo of ``run --sim`` (None otherwise); ``reload`` asks the
-    daemon to reload the personality and returns None or the error text.
+    daemon to reload the personality and returns None or the error text; ``camera_on`` starts
+    the camera and its vision as the daemon's settings say (None: the driver's defaults).
     """
 
     def __init__(self, monitor: Monitor, *, allowed: bool, refusal: str = "", simulator: Any = None,
-                 reload: Callable[[], Awaitable[str | None]] | None = None) -> None:
+                 reload: Callable[[], Awaitable[str | None]] | None = None,
+                 camera_on: Callable[[], None] | None = None) -> None:
         self.monitor = monitor
         self.allowed = allowed
         self.refusal = refusal
         self.simulator = simulator
         self.reload = reload
+        self.camera_on = camera_on
         self.brain: Any = None
         self._pending: list[tuple[Callable[[float], Any], asyncio.Future[Any]]] = []
         self._unsubscribe: Callable[[], None] = lambda: None
@@ -277,7 +280,10 @@ class Controls:
             await robot.stop_vision()
             return {"ok": True, "message": "camera off"}
         try:
-            robot.start_vision()
+            if self.camera_on is not None:
+                self.camera_on()
+            else:
+                robot.start_vision()
         except Exception as exc:  # a detector or decoder that cannot load: say which
             raise ControlError(409, f"the camera cannot start: {exc}") from None
         return {"ok": True, "message": "camera on"}
