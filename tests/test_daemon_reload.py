@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+import shutil
 import signal
 from pathlib import Path
 
 import pytest
+import yaml
 
-from .conftest import run
+from .conftest import REPO, run
 from .daemon_harness import RESOURCES, Daemon, free_udp_port, start
 
 pytestmark = pytest.mark.e2e
@@ -220,25 +222,36 @@ def test_sighup_rereads_the_config(tmp_path: Path) -> None:
 def test_reloads_keep_the_animation_frames_on_time(tmp_path: Path) -> None:
     """A reload parses and builds the new tree beside the loop and frees the old one with a short
     collection: the 30 fps stream of the default personality (its idle face ticks every frame)
-    misses no frame for it. Building on the loop (tens of milliseconds) and walking the whole
-    heap to free the old tree (another thirty) missed at least one frame a reload."""
+    goes on through it. The personality here is the default with 1,500 nodes of ballast that never
+    run, so that building it takes a fifth of a second: built on the loop, with the whole heap
+    walked to free the old tree, each reload held the stream for seven frames or more (41 missed
+    in five reloads; six with the build beside the loop)."""
+    trees = tmp_path / "trees"
+    shutil.copytree(REPO / "trees", trees)
+    doc = yaml.safe_load((trees / "default.yaml").read_text())
+    ballast = {"type": "sequence", "name": "ballast",
+               "children": [{"type": "wait", "params": {"seconds": 1}} for _ in range(1500)]}
+    doc["root"] = {"type": "selector", "name": "top", "children": [doc["root"], ballast]}
+    (trees / "heavy.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     reloads = 6
 
     async def body() -> None:
-        d = await start(tmp_path, "--resources", str(RESOURCES))
+        d = await start(tmp_path, "--personality", str(trees / "heavy.yaml"), "--resources", str(RESOURCES))
         try:
-            await d.line(r"personality \S+ loaded")
             for _ in range(reloads):
                 t = d.signal(signal.SIGHUP)
-                await d.line(r"personality \S+ loaded", after=t)
+                await d.line(r"personality default loaded", after=t)
                 await asyncio.sleep(0.6)  # a few frames of the new tree before the next
             d.signal(signal.SIGTERM)
             assert await d.wait() == 0
             (_, line), = d.lines(r"animation frames: \d+ sent")
-            sent, missed = (int(x) for x in re.search(r"(\d+) sent, .* (\d+) missed", line).groups())
+            found = re.search(r"(\d+) sent, .* (\d+) missed", line)
+            assert found is not None, line
+            sent, missed = (int(x) for x in found.groups())
             assert sent > 30 * reloads * 0.5, line  # the clock was ticking through the reloads
-            # one miss a reload before; a loaded machine may still cost the odd frame
-            assert missed <= 1, line
+            # a thread building beside the loop still takes the interpreter from it now and then
+            # (a frame a reload, here); on the loop it was seven or more a reload
+            assert missed <= 2 * reloads, line
             assert "Traceback" not in d.text
         finally:
             await d.close()
