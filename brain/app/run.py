@@ -254,10 +254,8 @@ class Daemon:
         """New vision settings from a re-read config: stop the camera and its vision, start them as
         now set. The face detector is handed on: building it again would hold the running daemon
         for half a second."""
-        old = brain.robot.vision
-        detector = old.face_detector if old is not None else None
         await brain.robot.stop_vision()
-        self._start_vision(brain.robot, detector)
+        self._start_vision(brain.robot, self._face_detector)
 
     def _recorder(self, path: Path, address: tuple[str, int]) -> Any:
         """The recording of the robot's traffic for ``--record`` (None, said why, when it cannot be written)."""
