@@ -36,6 +36,15 @@ class ClockedFrames(Protocol):
         """
         ...
 
+    def begin_frame(self) -> None:
+        """Enter a frame as :meth:`frame_at` does, without a context manager; the caller always
+        follows it with :meth:`end_frame` (in a ``finally``)."""
+        ...
+
+    def end_frame(self, at: float) -> None:
+        """End the frame :meth:`begin_frame` started: it goes on the wire at loop time ``at``."""
+        ...
+
     def flush(self) -> None:
         """Put what was sent so far on the wire now, not on the event loop's next turn."""
         ...

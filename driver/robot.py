@@ -509,11 +509,28 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
     _frame_release_link: Link | None = None
     #: the clock the link reads the socket on (None: as datagrams arrive): read_input_on
     _input_clock: Callable[[float], float] | None = None
+    #: the link a frame begun with begin_frame gathers on, until end_frame
+    _framing: Link | None = None
 
     def frame_at(self, at: float) -> contextlib.AbstractContextManager[None]:
         """Send every message sent inside the block as one frame, on the wire at loop time ``at``
         (see :meth:`driver.link.Link.frame_at`). Raises :class:`RobotError` before :meth:`connect`."""
         return self._frame_link().frame_at(at)
+
+    def begin_frame(self) -> None:
+        """Start a frame as entering :meth:`frame_at` does; :meth:`end_frame` always follows
+        (the animation controller's way, without a ``with`` block's generator each frame).
+        Raises :class:`RobotError` before :meth:`connect`."""
+        link = self._frame_link()
+        link.begin_frame()
+        self._framing = link
+
+    def end_frame(self, at: float) -> None:
+        """Send the frame :meth:`begin_frame` started (on the link it started on), on the wire
+        at loop time ``at``."""
+        link, self._framing = self._framing, None
+        if link is not None:
+            link.end_frame(at)
 
     def flush(self) -> None:
         """Put what was sent so far on the wire now rather than on the event loop's next turn."""

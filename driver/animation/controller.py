@@ -82,7 +82,6 @@ Stopping
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import random
@@ -430,13 +429,16 @@ class AnimationController(ClipQueue):
             return True
         self._silence_owed = False
         # send: keyframes, face image, then the audio packet that closes the frame
+        robot = self.robot
         try:
-            with self.robot.frame_at(release_at) if release_at is not None else contextlib.nullcontext():
+            if release_at is not None:
+                robot.begin_frame()  # (a frame_at block without its generator: thirty a second)
+            try:
                 for packet in out:
-                    self.robot.send(packet)
+                    robot.send(packet)
                 if image is not None:
                     self._show(image, now)
-                self.robot.play_audio_frame(audio)
+                robot.play_audio_frame(audio)
                 if audio is None:
                     self._stats.silence_frames += 1
                 else:
@@ -444,6 +446,9 @@ class AnimationController(ClipQueue):
                 self._stats.frames += 1
                 if act is not None and self._active is act and act.finished:
                     self._complete(act, now)
+            finally:
+                if release_at is not None:
+                    robot.end_frame(release_at)
             if release_at is None:
                 # Put the frame on the wire now rather than on the loop's next turn, where other
                 # ready tasks could hold it back.

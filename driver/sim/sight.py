@@ -21,7 +21,6 @@ ones detected pictures go through, so the brain cannot tell the difference. ``si
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 from dataclasses import dataclass
@@ -157,33 +156,32 @@ class SightFeed:
         self.interval_s = interval_s
         self.motion_min_interval_s = motion_min_interval_s
         self.looks = 0
-        self._task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self._last_faces: float | None = None
         self._last_motion: float | None = None
         self._previous: tuple[float, ...] | None = None
         self._image_id = 0
 
     def start(self) -> SightFeed:
-        """Start looking (a task on the running loop)."""
-        self._task = asyncio.get_running_loop().create_task(self._run())
-        return self
-
-    async def stop(self) -> None:
-        """Stop looking."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
+        """Start looking: a look every ``interval_s`` on the running loop, from a timer that sets
+        the next (no task: ten looks a simulated second for hours)."""
         loop = asyncio.get_running_loop()
-        while True:
-            await asyncio.sleep(self.interval_s)
+
+        def look() -> None:
+            self._timer = loop.call_later(self.interval_s, look)
             try:
                 self.look(loop.time())
             except Exception:  # a bad look must not end the feed
                 log.exception("sim: the simulated sight failed")
+
+        self._timer = loop.call_later(self.interval_s, look)
+        return self
+
+    async def stop(self) -> None:
+        """Stop looking."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def look(self, now: float) -> None:
         """One look at the room: faces when due, motion when due and the robot is still."""
