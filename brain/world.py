@@ -216,11 +216,15 @@ class WorldModel:
 
     def faces_in_view(self) -> list[Face]:
         """The faces in the picture now, nearest first."""
+        if not self.faces:  # (most beats of most days: conditions ask several times a beat)
+            return []
         return sorted((f for f in self.faces.values() if f.in_view), key=lambda f: f.distance_mm)
 
     def last_face(self) -> Face | None:
         """The face seen most recently, or None."""
-        return max(self.faces.values(), key=lambda f: f.last_seen, default=None)
+        if not self.faces:
+            return None
+        return max(self.faces.values(), key=lambda f: f.last_seen)
 
     def snapshot(self) -> dict[str, object]:
         """A plain summary for the dashboard and ``/api/state``."""

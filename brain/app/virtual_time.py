@@ -80,7 +80,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
 
     def _advance(self, wait: float) -> None:
         now = self._virtual_now
-        target = now + max(0.0, wait) + self.turn_s
+        target = now + (wait if wait > 0.0 else 0.0) + self.turn_s
         # Far in the future a tenth of a microsecond may be below the float's resolution.
         self._virtual_now = target if target > now else math.nextafter(now, math.inf)
 
