@@ -58,7 +58,11 @@ def run_decorator(node: Decorator) -> Status:
     running, tick the child, update, stop on a final status. The status after it."""
     if node.status is not RUNNING:
         node.initialise()
-    tick_child(node.decorated)
+    child = node.decorated
+    if type(child).tick is fast_tick:
+        child.run_tick()  # type: ignore[attr-defined]
+    else:
+        tick_child(child)
     settle(node, node.update())
     return node.status
 
@@ -113,12 +117,15 @@ class Sequence(composites.Sequence):
             index = children.index(self.current_child)
         else:
             self.current_child = children[0] if children else None
-        if not children:
+        count = len(children)
+        if not count:
             self.current_child = None
             self.stop(SUCCESS)
             return self.status
-        for child in itertools.islice(children, index, None):
-            status = tick_child(child)
+        while index < count:
+            child = children[index]
+            # (tick_child inlined: a sequence ticks a quarter of a beat's nodes)
+            status = child.run_tick() if type(child).tick is fast_tick else tick_child(child)  # type: ignore[attr-defined]
             if status is not SUCCESS:
                 if not self.memory:  # the children after it are no longer running
                     for later in itertools.islice(children, index + 1, None):
@@ -129,8 +136,8 @@ class Sequence(composites.Sequence):
                 else:
                     self.status = status
                 return self.status
-            if index + 1 < len(children):
-                index += 1
+            index += 1
+            if index < count:
                 self.current_child = children[index]
         self.stop(SUCCESS)
         return self.status
@@ -162,8 +169,8 @@ class Selector(composites.Selector):
                 if earlier.status is not INVALID:
                     earlier.stop(INVALID)
         previous = self.current_child
-        for child in itertools.islice(children, index, None):
-            status = tick_child(child)
+        for child in itertools.islice(children, index, None) if index else children:
+            status = child.run_tick() if type(child).tick is fast_tick else tick_child(child)  # type: ignore[attr-defined]
             if status is RUNNING or status is SUCCESS:
                 self.current_child = child
                 if previous is None or previous is not child:
