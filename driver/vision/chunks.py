@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..protocol.table import ImageEncoding, ImageResolution
 
@@ -126,13 +127,12 @@ class ChunkReassembler:
         self._last_dropped_id = None
         self._last_time_ms = 0
 
-    def add_message(self, msg: object, received_at: float) -> CompletedFrame | None:
+    def add_message(self, msg: Any, received_at: float) -> CompletedFrame | None:
         """:meth:`add` with the fields of a decoded ImageChunk message."""
-        g = msg.__getattribute__
-        return self.add(image_id=int(g("image_id")), chunk_id=int(g("chunk_id")),
-                        chunk_count=int(g("image_chunk_count")), frame_timestamp=int(g("frame_timestamp")),
-                        encoding=int(g("image_encoding")), resolution=int(g("image_resolution")),
-                        data=g("data"), received_at=received_at)
+        return self.add(image_id=int(msg.image_id), chunk_id=int(msg.chunk_id),
+                        chunk_count=int(msg.image_chunk_count), frame_timestamp=int(msg.frame_timestamp),
+                        encoding=int(msg.image_encoding), resolution=int(msg.image_resolution),
+                        data=msg.data, received_at=received_at)
 
     def add(self, *, image_id: int, chunk_id: int, chunk_count: int, frame_timestamp: int, encoding: int,
             resolution: int, data: bytes, received_at: float) -> CompletedFrame | None:
