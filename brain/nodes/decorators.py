@@ -113,12 +113,25 @@ class Cooldown(Explained):
     """
 
     def __init__(self, name: str, child: Behaviour, ctx: BrainContext, seconds: float) -> None:
+        self._blocked = False
+        self._feedback = ""
         super().__init__(name=name, child=child)
         self.ctx = ctx
         self.seconds = float(seconds)
         self.last_ran: float | None = None
-        self._blocked = False
         self._ran = False
+
+    @property
+    def feedback_message(self) -> str:
+        """``cooling down, 12.3 s left`` while it holds its child back (worded when read: most
+        beats pass over a dozen cooldowns, and only a display or an explanation reads it), else as set."""
+        if self._blocked:
+            return f"cooling down, {self.remaining():.1f} s left"
+        return self._feedback
+
+    @feedback_message.setter
+    def feedback_message(self, message: str) -> None:
+        self._feedback = message
 
     def remaining(self) -> float:
         """Seconds until the child may run again (0 when ready)."""
@@ -138,7 +151,6 @@ class Cooldown(Explained):
 
     def update(self) -> Status:
         if self._blocked:
-            self.feedback_message = f"cooling down, {self.remaining():.1f} s left"
             return FAILURE
         if self.decorated.status in (RUNNING, SUCCESS):
             self._ran = True

@@ -429,9 +429,9 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, MotionCommands, WorldEve
                 if self.link is not None:
                     self.link.flush()
                 frame += 1
-                delay = start + frame * RADIO_FRAME_S - loop.time()
-                if delay > 0:
-                    self._clock = loop.call_later(delay, radio_frame)
+                at = start + frame * RADIO_FRAME_S
+                if at > loop.time():
+                    self._clock = loop.call_at(at, radio_frame)
                     return
                 # Fell behind (a stalled loop): skip missed frames instead of bursting.
                 frame = int((loop.time() - start) / RADIO_FRAME_S)
