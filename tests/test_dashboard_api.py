@@ -126,8 +126,12 @@ def test_state_updates_and_interventions_against_run_sim(tmp_path: Path) -> None
                     assert (answer.status, (await answer.json())["message"]) == (200, "camera off")
                     answer = await http.post(daemon.url + "api/act", json={"action": "camera", "on": True})
                     assert (answer.status, (await answer.json())["message"]) == (200, "camera on")
-                    # as the settings say, and with the face detector it had
-                    started = [line for line in daemon.lines if "vision on: " in line]
+                    # as the settings say, and with the face detector it had (its log line may come
+                    # a moment after the answer)
+                    deadline = time.monotonic() + 10.0
+                    while (len(started := [line for line in daemon.lines if "vision on: " in line]) < 2
+                           and time.monotonic() < deadline):
+                        await asyncio.sleep(0.05)
                     assert len(started) == 2 and all("colour camera, faces every 2 s" in line for line in started)
                     assert "motion off" in started[1] and "(the face detector kept)" in started[1], started
                     seen = await _until(ws, lambda u: bool(u.get("camera")), 10, "a camera frame")
