@@ -4,7 +4,7 @@ The whole stack (simulator, link, robot, animation controller, brain) runs for e
 hours with something happening every 40 minutes. What a daemon meant to run for days must show
 over such a stretch: it keeps reacting to every interaction, it falls asleep and wakes up again
 and again, its heartbeat stays cheap, and its memory stops growing once its bounded buffers are
-full. About six minutes of wall time, so it is marked ``soak`` (``pytest -m soak``).
+full. About five minutes of wall time, so it is marked ``soak`` (``pytest -m soak``).
 """
 
 from __future__ import annotations
