@@ -124,6 +124,10 @@ class CubeLights:
         """Whether ``trigger`` names a playable cube light animation."""
         return self.animation_for(trigger) is not None
 
+    def names(self) -> set[str]:
+        """Every name :meth:`knows`: the triggers and the animations' own names (for ``check``)."""
+        return set(self._triggers) | set(self._lights)
+
     def connect(self, object_id: int, connected: bool, now: float) -> None:
         """A cube connected (it shows the base animation) or left (it is forgotten)."""
         if connected:

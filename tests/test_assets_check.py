@@ -77,6 +77,32 @@ def test_personality_warnings_are_reported_with_file_and_line(tmp_path):
     assert re.search(r"p\.yaml:5: .*animation trigger 'NoSuchTrigger'", proc.stdout), proc.stdout
 
 
+LIGHTS = """\
+name: lit
+root:
+  type: sequence
+  children:
+    - {type: backpack_lights, params: {pattern: calmm}}
+    - {type: backpack_lights, params: {pattern: calm}}
+    - {type: backpack_lights, params: {pattern: lowBattery}}
+    - {type: cube_lights, params: {trigger: Conected}}
+    - {type: cube_lights, params: {trigger: Connected}}
+"""
+
+
+def test_light_names_the_resources_lack_are_reported_with_file_and_line(tmp_path):
+    """A backpack pattern or cube light that is neither built in nor in the resources would fail
+    every time the node runs; the check says so where it is written, with the likely name."""
+    (tmp_path / "p.yaml").write_text(LIGHTS)
+    proc = _check_cli(tmp_path, "--personality", "p.yaml")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # warnings only
+    assert "Personality p.yaml (2 issues)" in proc.stdout, proc.stdout
+    assert re.search(r"p\.yaml:5: root\.children\[0\]\.params\.pattern: 'calmm' is neither a built-in backpack "
+                     r"pattern nor a backpack light file of the resource set; did you mean 'calm'\?", proc.stdout)
+    assert re.search(r"p\.yaml:8: root\.children\[3\]\.params\.trigger: 'Conected' is neither a cube light trigger "
+                     r"nor a cube light file of the resource set; did you mean 'Connected'", proc.stdout)
+
+
 def test_personality_errors_fail_the_check(tmp_path):
     (tmp_path / "p.yaml").write_text(WARNED.replace("seconds: 1}", "seconds: lots}"))
     proc = _check_cli(tmp_path, "--personality", "p.yaml")

@@ -356,3 +356,7 @@ NODE_TYPES: dict[str, NodeType] = {t.name: t for t in _LIST}
 EMOTION_TYPE_PARAMS: dict[str, str] = {"mood_above": "emotion", "mood_below": "emotion"}
 EMOTION_EVENT_PARAMS: dict[str, str] = {"emotion_event": "event"}
 TRIGGER_PARAMS: dict[str, str] = {"play_animation": "trigger", "play_random_animation": "triggers"}
+#: Parameters that name a cube light animation (a cube trigger or a light file) / a backpack light
+#: pattern (built in or a file of the resource set): a name the resources lack fails at run time.
+CUBE_LIGHT_PARAMS: dict[str, str] = {"cube_lights": "trigger"}
+BACKPACK_PATTERN_PARAMS: dict[str, str] = {"backpack_lights": "pattern"}

@@ -20,11 +20,15 @@ from typing import Any
 from py_trees.behaviour import Behaviour
 
 from brain.context import BrainContext
+from brain.cube_lights import CubeLights
+from brain.nodes.actions import PATTERNS as BACKPACK_PATTERNS
 from brain.nodes.behavior_check import key_line
 from brain.nodes.behavior_class import BehaviorParamError, BehaviorSpec
 from brain.nodes.conditions import ORIENTATION_NAMES
 from brain.nodes.registry import (
+    BACKPACK_PATTERN_PARAMS,
     BEHAVIOR_CLASSES,
+    CUBE_LIGHT_PARAMS,
     EMOTION_EVENT_PARAMS,
     EMOTION_TYPE_PARAMS,
     NODE_TYPES,
@@ -71,6 +75,13 @@ class Builder:
         self.triggers: set[str] | None = None
         if resources is not None and getattr(resources, "anim_triggers", None):
             self.triggers = set(resources.anim_triggers)
+        #: the names cube_lights and backpack_lights can play (None: no resource set to ask)
+        self.cube_lights: set[str] | None = None
+        self.backpack_patterns: set[str] | None = None
+        if resources is not None and hasattr(resources, "cube_lights"):
+            self.cube_lights = CubeLights.from_resources(None, resources).names()
+        if resources is not None and hasattr(resources, "backpack_lights"):
+            self.backpack_patterns = set(BACKPACK_PATTERNS) | set(resources.backpack_lights)
 
     def _section(self, key: str) -> LMap:
         value = self.doc.get(key)
@@ -301,7 +312,8 @@ class Builder:
         return kwargs
 
     def _check_resource_names(self, ntype: NodeType, kwargs: dict[str, Any], params: LMap, path: str) -> None:
-        """Names the mood and the resource set define: emotion types, emotion events, animation triggers."""
+        """Names the mood and the resource set define: emotion types, emotion events, animation
+        triggers, cube light animations and backpack light patterns."""
         key = EMOTION_TYPE_PARAMS.get(ntype.name)
         if key and self.emotion_types is not None and kwargs[key] not in self.emotion_types:
             self.issues.add(params.at(key), f"{path}.params.{key}", f"unknown emotion type {kwargs[key]!r}"
@@ -317,6 +329,15 @@ class Builder:
                 if name not in self.triggers:
                     self.issues.warn(params.at(key), f"{path}.params.{key}", f"animation trigger {name!r} is not "
                                      f"in the resource set's trigger map{suggest(name, self.triggers)}")
+        for known, table, what in (
+                (self.cube_lights, CUBE_LIGHT_PARAMS, "is neither a cube light trigger nor a cube light file of "
+                                                      "the resource set"),
+                (self.backpack_patterns, BACKPACK_PATTERN_PARAMS, "is neither a built-in backpack pattern nor a "
+                                                                  "backpack light file of the resource set")):
+            key = table.get(ntype.name)
+            if key and known is not None and kwargs.get(key) is not None and kwargs[key] not in known:
+                self.issues.warn(params.at(key), f"{path}.params.{key}", f"{kwargs[key]!r} {what}"
+                                 f"{suggest(kwargs[key], known)}")
 
     def _check_fixed_names(self, ntype: NodeType, kwargs: dict[str, Any], params: LMap, path: str) -> None:
         """Names from a fixed list: orientations and simple moods (unknown orientations are dropped)."""
