@@ -103,6 +103,18 @@ def test_light_names_the_resources_lack_are_reported_with_file_and_line(tmp_path
                      r"nor a cube light file of the resource set; did you mean 'Connected'", proc.stdout)
 
 
+def test_a_bare_off_is_a_colour_and_elsewhere_a_quoting_hint(tmp_path):
+    """YAML reads a bare off as false: in a colour list it can only be the colour; where a name
+    is expected the error says to quote it."""
+    (tmp_path / "p.yaml").write_text(LIGHTS.replace("pattern: calmm", "pattern: off").replace(
+        "pattern: calm}", "colors: [off, cyan, cyan, cyan, off]}").replace("trigger: Conected", "trigger: Connected"))
+    proc = _check_cli(tmp_path, "--personality", "p.yaml")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Personality p.yaml (1 issues)" in proc.stdout, proc.stdout
+    assert re.search(r"p\.yaml:5: root\.children\[0\]\.params\.pattern: expected a non-empty string, got False "
+                     r"\(YAML reads a bare on, off, yes or no as true or false: put the name in quotes\)", proc.stdout)
+
+
 def test_personality_errors_fail_the_check(tmp_path):
     (tmp_path / "p.yaml").write_text(WARNED.replace("seconds: 1}", "seconds: lots}"))
     proc = _check_cli(tmp_path, "--personality", "p.yaml")

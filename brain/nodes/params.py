@@ -60,6 +60,15 @@ def _repr(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+#: YAML reads a bare yes, no, on or off as true or false: said where a name was expected.
+_BARE_WORD = " (YAML reads a bare on, off, yes or no as true or false: put the name in quotes)"
+
+
+def _unquoted(value: Any) -> str:
+    """The hint for a boolean where a string was expected, else nothing."""
+    return _BARE_WORD if isinstance(value, bool) else ""
+
+
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
@@ -175,7 +184,7 @@ def coerce(param: Param, value: Any) -> Any:
         return value
     if kind == "str":
         if not isinstance(value, str) or not value:
-            raise ParamError(f"expected a non-empty string, got {_repr(value)}")
+            raise ParamError(f"expected a non-empty string, got {_repr(value)}{_unquoted(value)}")
         if param.choices is not None and value not in param.choices:
             raise ParamError(f"expected one of {', '.join(param.choices)}, got {_repr(value)}")
         return value
@@ -185,7 +194,7 @@ def coerce(param: Param, value: Any) -> Any:
             raise ParamError(f"expected a string or a non-empty list of strings, got {_repr(value)}")
         for i, item in enumerate(items):
             if not isinstance(item, str) or not item:
-                raise ParamError(f"expected a string, got {_repr(item)}", f"[{i}]")
+                raise ParamError(f"expected a string, got {_repr(item)}{_unquoted(item)}", f"[{i}]")
             if param.choices is not None and item not in param.choices:
                 raise ParamError(f"expected one of {', '.join(param.choices)}, got {_repr(item)}", f"[{i}]")
         return list(items)
@@ -218,14 +227,15 @@ def coerce(param: Param, value: Any) -> Any:
     if kind == "score":
         return _score(value)
     if kind == "colors":
-        items = value if isinstance(value, list) else [value]
+        # A bare off (a colour name) reaches here as false: it can mean nothing else in a colour list.
+        items = ["off" if item is False else item for item in (value if isinstance(value, list) else [value])]
         if len(items) not in (1, 3, 5):
             raise ParamError(f"expected 1, 3 or 5 colours, got {len(items)}")
         for i, item in enumerate(items):
             try:
                 parse_color(item)
             except ValueError as exc:
-                raise ParamError(str(exc), f"[{i}]" if isinstance(value, list) else "") from None
+                raise ParamError(f"{exc}{_unquoted(item)}", f"[{i}]" if isinstance(value, list) else "") from None
         return items
     raise AssertionError(f"unknown parameter kind {kind!r}")
 
