@@ -30,6 +30,7 @@ __all__ = [
     "ContextBehaviour",
     "Drive",
     "FireEmotionEvent",
+    "Leg",
     "LookAround",
     "PlayAnimationTrigger",
     "PlayClip",
@@ -261,6 +262,38 @@ class Turn(_Polled):
 def wheel_mark(ctx: BrainContext) -> int | None:
     """The robot's wheel-command count now (None when it does not count), for :func:`_stop_wheels`."""
     return getattr(ctx.robot, "wheel_commands", None) if ctx.robot is not None else None
+
+
+class Leg:
+    """A straight drive of ``mm`` at ``speed_mmps``, ended by the robot's odometry.
+
+    DriveWheels is open loop: a real robot's wheels settle below the speed asked, and differently
+    per side (hardware.md §7.12), so a drive timed as distance / speed ends short (at about 70 %
+    of it on the simulated robot). A leg is over when the reported pose has moved ``mm`` from
+    where the drive began (it reads as a tick late, some millimetres on); a robot that reports no
+    pose ends it after the time the distance takes at speed, and one that does not get anywhere
+    (held, against something) after twice that.
+    """
+
+    def __init__(self, ctx: BrainContext, mm: float, speed_mmps: float) -> None:
+        self.ctx, self.mm = ctx, float(mm)
+        state = ctx.robot_state
+        pose = state.proprioception.pose if state is not None else None
+        self._from = (pose.x_mm, pose.y_mm) if pose is not None else None
+        seconds = self.mm / max(abs(float(speed_mmps)), 1e-6)
+        self.ends_at = ctx.now() + (2.0 * seconds if self._from is not None else seconds)
+
+    def driven_mm(self) -> float:
+        """How far the pose has moved since the drive began (0 without a pose)."""
+        state = self.ctx.robot_state
+        if self._from is None or state is None:
+            return 0.0
+        pose = state.proprioception.pose
+        return math.hypot(pose.x_mm - self._from[0], pose.y_mm - self._from[1])
+
+    def over(self) -> bool:
+        """Whether the distance is covered (or its time is up)."""
+        return self.ctx.now() >= self.ends_at or (self._from is not None and self.driven_mm() >= self.mm)
 
 
 def _stop_wheels(ctx: BrainContext, since: int | None = None) -> None:

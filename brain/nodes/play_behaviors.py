@@ -31,7 +31,7 @@ from driver.events import EVENT_KINDS
 from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import RobotStatus
 
-from .actions import ContextBehaviour, _cancel, _stop_wheels, wheel_mark
+from .actions import ContextBehaviour, Leg, _cancel, _stop_wheels, wheel_mark
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, plays, triggers_param
 from .composites import Selector
 from .composites import Sequence as SequenceNode
@@ -134,7 +134,8 @@ class Explore(ContextBehaviour):
     """Short drives about the table: a random turn, a short drive ahead, a pause; for ``seconds``.
 
     Each leg turns by a random angle in ``turn_range_deg`` (either way), drives ahead a random
-    distance in ``drive_range_mm`` at ``speed_mmps`` and pauses in ``pause_range_s``. A leg that
+    distance in ``drive_range_mm`` at ``speed_mmps`` (measured by the robot's odometry:
+    :class:`~brain.nodes.actions.Leg`) and pauses in ``pause_range_s``. A leg that
     would take the cliff sensor within ``clearance_mm`` of an edge the world model remembers (or
     closer to one than it is already, when it starts nearer than that) is drawn again, up to
     :data:`LEG_DRAWS` times; then the clearest one drawn is driven. ``clearance_mm`` 0 pays no
@@ -159,14 +160,14 @@ class Explore(ContextBehaviour):
         self.ends_at = 0.0
         self.legs = 0
         self._turn: Any = None
-        self._drive_until: float | None = None
+        self._drive: Leg | None = None
         self._pause_until = 0.0
         self._mark: int | None = None
 
     def initialise(self) -> None:
         self.ends_at = self.ctx.now() + self.seconds
         self.legs = 0
-        self._turn, self._drive_until, self._pause_until = None, None, 0.0
+        self._turn, self._drive, self._pause_until = None, None, 0.0
 
     def _cliff(self) -> bool:
         state = self.ctx.robot_state
@@ -179,7 +180,7 @@ class Explore(ContextBehaviour):
         now = self.ctx.now()
         if self._cliff():
             _stop_wheels(self.ctx)
-            self._drive_until = None
+            self._drive = None
             return self.fail("cliff ahead")
         try:
             if self._turn is not None:  # turning: then drive ahead
@@ -188,13 +189,13 @@ class Explore(ContextBehaviour):
                 self._turn = None
                 robot.drive_wheels(self.speed_mmps, self.speed_mmps)
                 self._mark = wheel_mark(self.ctx)
-                self._drive_until = now + self._leg_mm / self.speed_mmps
+                self._drive = Leg(self.ctx, self._leg_mm, self.speed_mmps)
                 return RUNNING
-            if self._drive_until is not None:  # driving: then stop and pause
-                if now < self._drive_until:
+            if self._drive is not None:  # driving (as far as the odometry says): then stop and pause
+                if not self._drive.over():
                     return RUNNING
                 robot.drive_wheels(0.0, 0.0)
-                self._drive_until = None
+                self._drive = None
                 self.legs += 1
                 self._pause_until = now + self.ctx.rng.uniform(*self.pause_range_s)
             if now >= self.ends_at:
@@ -235,9 +236,9 @@ class Explore(ContextBehaviour):
     def terminate(self, new_status: Status) -> None:
         if self._turn is not None and not self._turn.done():
             _cancel(self._turn)
-        if self.status is RUNNING or self._drive_until is not None:
+        if self.status is RUNNING or self._drive is not None:
             _stop_wheels(self.ctx, self._mark)
-        self._turn, self._drive_until = None, None
+        self._turn, self._drive = None, None
 
 
 def _plays(ctx: BrainContext, spec: BehaviorSpec, key: str) -> list[Behaviour]:

@@ -42,6 +42,7 @@ from driver.hardware import HEAD_MIN_DEG
 
 from .actions import (
     ContextBehaviour,
+    Leg,
     PlayAnimationTrigger,
     RandomWait,
     SetHeadAngle,
@@ -224,7 +225,7 @@ class DriveAway(_Polled):
         super().__init__(name, ctx)
         self.source, self.speed_mmps = source, float(speed_mmps)
         self._turn: Any = None
-        self._drive_ends = 0.0
+        self._leg: Leg | None = None
         self._distance = 0.0
         self._mark: int | None = None
         self.error: str | None = None
@@ -241,24 +242,23 @@ class DriveAway(_Polled):
         self.feedback_message = f"turning {angle:.0f}°, then {self._distance:.0f} mm ahead"
         self._turn = self.robot().turn_in_place(math.radians(angle), speed=math.radians(120.0))
         self._mark = wheel_mark(self.ctx)
-        self._drive_ends = 0.0
+        self._leg = None
         return self
 
-    # the handle: the turn, then the drive on the context's clock
+    # the handle: the turn, then the drive, measured by the robot's odometry
     def done(self) -> bool:
         if not self._turn.done():
             return False
-        now = self.ctx.now()
-        if not self._drive_ends:
+        if self._leg is None:
             try:
                 self.robot().drive_wheels(self.speed_mmps, self.speed_mmps)
             except Exception as exc:  # RobotError: lost meanwhile
                 self.error = f"{type(exc).__name__}: {exc}"
                 return True
             self._mark = wheel_mark(self.ctx)
-            self._drive_ends = now + self._distance / self.speed_mmps
+            self._leg = Leg(self.ctx, self._distance, self.speed_mmps)
             return False
-        if now < self._drive_ends:
+        if not self._leg.over():
             return False
         _stop_wheels(self.ctx, self._mark)
         return True
