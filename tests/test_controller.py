@@ -324,7 +324,7 @@ def test_speed_two_halves_the_duration() -> None:
         heads = of(between(sim, 1), "AnimHead")
         assert [(h.angle_deg, h.duration_ms) for h in heads] == [(20, 200), (0, 150)]
 
-    with_controller(body)
+    with_controller(body, virtual=True)  # the subject is pacing: in real time a loaded machine blurred it (0.67)
 
 
 def test_offsets_and_multipliers_are_clamped_to_the_limits() -> None:
