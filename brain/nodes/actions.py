@@ -29,6 +29,7 @@ __all__ = [
     "BackpackLights",
     "ContextBehaviour",
     "Drive",
+    "DriveStraight",
     "FireEmotionEvent",
     "Leg",
     "LookAround",
@@ -399,6 +400,30 @@ class Drive(_Timed):
         if self._driving:
             self._driving = False
             _stop_wheels(self.ctx, self._mark)
+
+
+class DriveStraight(Drive):
+    """Drive ``mm`` straight ahead (negative: backwards) at ``speed_mmps``, as far as the
+    robot's odometry says (:class:`Leg`), then stop the wheels: backing away from an edge or
+    driving off the charger's contacts covers its distance although the wheels run slow."""
+
+    def __init__(self, name: str, ctx: BrainContext, mm: float, speed_mmps: float = 50.0) -> None:
+        speed = math.copysign(abs(float(speed_mmps)), float(mm))
+        super().__init__(name, ctx, speed, speed, abs(float(mm)) / max(abs(speed), 1e-6))
+        self.mm = abs(float(mm))
+        self._leg: Leg | None = None
+
+    def initialise(self) -> None:
+        super().initialise()
+        self._leg = Leg(self.ctx, self.mm, self.left) if self._error is None else None
+
+    def update(self) -> Status:
+        if self._error is not None:
+            return self.fail(self._error)
+        if self._leg is not None and not self._leg.over():
+            self.feedback_message = f"{self._leg.driven_mm():.0f} of {self.mm:.0f} mm"
+            return RUNNING
+        return SUCCESS
 
 
 class StopMotors(ContextBehaviour):

@@ -28,7 +28,7 @@ from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MIN_MM
 
 from .actions import (
     BackpackLights,
-    Drive,
+    DriveStraight,
     LookAround,
     PlayAnimationTrigger,
     PlayRandomTrigger,
@@ -127,7 +127,7 @@ def react_to_cliff(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
         StopMotors("stop", ctx),
         *emotion_nodes(ctx, spec),
         *_plays(ctx, spec),
-        Drive("back up", ctx, -50.0, -50.0, back_mm / 50.0),
+        DriveStraight("back up", ctx, -back_mm, 50.0),
     ])
 
 
@@ -152,7 +152,7 @@ def drive_off_charger(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
     distance = 80.0 + spec.value("extraDistanceToDrive_mm")
     speed = 60.0
     children: list[Behaviour] = _plays(ctx, spec)
-    children += [SetLiftHeight("lift down", ctx, LIFT_MIN_MM), Drive("drive off", ctx, speed, speed, distance / speed),
+    children += [SetLiftHeight("lift down", ctx, LIFT_MIN_MM), DriveStraight("drive off", ctx, distance, speed),
                  *emotion_nodes(ctx, spec)]
     return _seq(spec, children)
 

@@ -24,7 +24,7 @@ from py_trees.common import Status
 from brain.context import BrainContext
 from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG
 
-from .actions import ContextBehaviour, Drive, RandomWait
+from .actions import ContextBehaviour, DriveStraight, RandomWait
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, triggers_param
 from .behavior_class import plays as _plays
 from .behavior_class import sequence_of as _seq
@@ -134,7 +134,7 @@ def pounce_on_motion(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
                             *emotion_nodes(ctx, spec, "successEmotionEvent")]),
             _seq("missed", [*_plays(ctx, spec.value("failTriggers")), *emotion_nodes(ctx, spec, "failEmotionEvent")]),
         ]),
-        Drive("back up", ctx, -50.0, -50.0, back_mm / 50.0),
+        DriveStraight("back up", ctx, -back_mm, 50.0),
     ])
     return _seq(spec.behavior_id, [
         MotionSeenWithin("floor motion just now", ctx, spec.value("maxNoGroundMotionBeforeBored_notRunning_Sec"),
