@@ -319,3 +319,32 @@ def test_look_around_glances_about_and_back_never_wandering_off() -> None:
             await sim.stop()
 
     run(body())
+
+
+def test_look_around_turns_with_the_head_up_where_faces_are() -> None:
+    """A head glance may leave the head at the floor; the next turn raises it into the face band,
+    so a person the body swings past has their face in the picture, not above it."""
+
+    async def body() -> None:
+        sim, robot, ctx = await _robot()
+        try:
+            await eventually(lambda: robot.state is not None)
+            turning: list[float] = []
+
+            def watch() -> None:
+                if abs(sim.body.gyro_z) > math.radians(60):  # the body is well into a turn
+                    turning.append(math.degrees(sim.body.head.position))
+
+            # head glances only go down to the floor: without the rule every turn looks at it too
+            glance = LookAround("glances", ctx, seconds=9.0, head_range_deg=(-22.0, -18.0),
+                                turn_range_deg=(55.0, 70.0), pause_range_s=(0.05, 0.1))
+            ctx.rng = random.Random(5)
+            assert await _until_done(glance, limit_s=20, also=watch) is Status.SUCCESS
+            assert len(turning) >= 5, f"the body hardly turned ({len(turning)} looks while turning)"
+            up = [a for a in turning if 8.0 <= a <= 27.0]
+            assert len(up) >= 0.7 * len(turning), f"head while turning: {[round(a) for a in turning]}"
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+
+    run(body())

@@ -447,15 +447,21 @@ class LookAround(ContextBehaviour):
     ``pause_range_s``. It succeeds when the time is up; the wheels stop when it ends or is
     interrupted. The turns stay within ``max_offset_deg`` of the heading it started at, the way a
     pet glances about and back rather than wandering round: whoever it was facing is soon in view
-    again.
+    again. A turn looks with the head up: a head lower than ``turn_head_deg`` (at the floor, where
+    a head glance may have left it) rises into that band as the body turns, so a person who comes
+    while it looks about has their face in the picture whenever the body faces them, rather than
+    above it.
     """
 
     def __init__(self, name: str, ctx: BrainContext, seconds: float = 10.0,
                  head_range_deg: tuple[float, float] = (-5.0, 30.0),
                  turn_range_deg: tuple[float, float] = (20.0, 70.0),
-                 pause_range_s: tuple[float, float] = (0.3, 1.5), max_offset_deg: float = 75.0) -> None:
+                 pause_range_s: tuple[float, float] = (0.3, 1.5), max_offset_deg: float = 75.0,
+                 turn_head_deg: tuple[float, float] = (10.0, 25.0)) -> None:
         super().__init__(name, ctx)
         self.seconds = float(seconds)
+        self.turn_head_deg = turn_head_deg
+        self._head: Any = None
         self.max_offset_deg = float(max_offset_deg)
         self._offset_deg = 0.0
         self.head_range_deg = head_range_deg
@@ -469,7 +475,7 @@ class LookAround(ContextBehaviour):
 
     def initialise(self) -> None:
         self.ends_at = self.ctx.now() + self.seconds
-        self._action = None
+        self._action = self._head = None
         self._pause_until = 0.0
         self.glances = 0
         self._offset_deg = 0.0
@@ -484,6 +490,10 @@ class LookAround(ContextBehaviour):
         if abs(self._offset_deg + degrees) > self.max_offset_deg:
             degrees = -degrees  # back the other way, towards where it started
         self._offset_deg += degrees
+        state = robot.state
+        low, high = self.turn_head_deg
+        if state is not None and not math.radians(low) <= state.proprioception.head_angle_rad <= math.radians(high):
+            self._head = robot.set_head_angle(math.radians(rng.uniform(low, high)))
         return robot.turn_in_place(math.radians(degrees), speed=math.radians(120))
 
     def update(self) -> Status:
@@ -493,9 +503,9 @@ class LookAround(ContextBehaviour):
         if now >= self.ends_at:
             return SUCCESS
         if self._action is not None:
-            if not self._action.done():
+            if not self._action.done() or (self._head is not None and not self._head.done()):
                 return RUNNING
-            self._action = None
+            self._action = self._head = None
             self._pause_until = now + self.ctx.rng.uniform(*self.pause_range_s)
         if now >= self._pause_until:
             try:
@@ -507,11 +517,12 @@ class LookAround(ContextBehaviour):
         return RUNNING
 
     def terminate(self, new_status: Status) -> None:
-        if self._action is not None and not self._action.done():
-            _cancel(self._action)
+        for action in (self._action, self._head):
+            if action is not None and not action.done():
+                _cancel(action)
         if self.status is RUNNING:
             _stop_wheels(self.ctx, self._mark)
-        self._action = None
+        self._action = self._head = None
 
 
 #: Named colours for backpack lights.
