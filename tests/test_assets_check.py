@@ -73,7 +73,7 @@ def test_personality_warnings_are_reported_with_file_and_line(tmp_path):
     (tmp_path / "p.yaml").write_text(WARNED)
     proc = _check_cli(tmp_path, "--personality", "p.yaml")
     assert proc.returncode == 0, proc.stdout + proc.stderr  # warnings only
-    assert "Personality p.yaml (1 issues)" in proc.stdout
+    assert "Personality p.yaml (1 issue)" in proc.stdout
     assert re.search(r"p\.yaml:5: .*animation trigger 'NoSuchTrigger'", proc.stdout), proc.stdout
 
 
@@ -110,7 +110,7 @@ def test_a_bare_off_is_a_colour_and_elsewhere_a_quoting_hint(tmp_path):
         "pattern: calm}", "colors: [off, cyan, cyan, cyan, off]}").replace("trigger: Conected", "trigger: Connected"))
     proc = _check_cli(tmp_path, "--personality", "p.yaml")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "Personality p.yaml (1 issues)" in proc.stdout, proc.stdout
+    assert "Personality p.yaml (1 issue)" in proc.stdout, proc.stdout
     assert re.search(r"p\.yaml:5: root\.children\[0\]\.params\.pattern: expected a non-empty string, got False "
                      r"\(YAML reads a bare on, off, yes or no as true or false: put the name in quotes\)", proc.stdout)
 

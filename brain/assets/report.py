@@ -188,7 +188,7 @@ def format_report(
 
     if personality is not None:
         title = f"Personality {personality_path}" if personality_path else "Personality"
-        out += _section(f"{title} ({len(personality)} issues)",
+        out += _section(f"{title} ({len(personality)} issue{'' if len(personality) == 1 else 's'})",
                         [f"  {i.severity}: " + _issue_line(i, short).strip() for i in personality] or ["  ok"])
 
     listed = {"json", "io", "field", "root", "missing-file", "clips", "unresolved", "duplicate", "unimplemented",
