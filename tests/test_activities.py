@@ -95,6 +95,25 @@ BROKEN = {
     ]},
 }
 
+#: One of each mistake a resource activity may hold: all but one behaviour skipped, strategy parts ignored.
+SHAKY = {
+    "activityID": "Shaky",
+    "behaviorChooser": {"type": "Scoring", "behaviors": [
+        {"behaviorID": "Missing"},
+        {"behaviorID": "SadThing", "scoring": {"emotionScorers": "Happy"}},
+        {"behaviorID": "SadThing", "scoring": {"emotionScorers": ["Happy"]}},
+        {"behaviorID": "Unscored", "scoring": {"emotionScorers": [{"emotionType": "Happy"}]}},
+        {"behaviorID": "Unscored", "scoring": {"emotionScorers": [{"emotionType": "Happy",
+                                                                   "scoreGraph": {"nodes": [{"x": 0}]}}]}},
+        {"behaviorID": "Legacy", "scoring": {"flatScore": "high"}},
+        {"behaviorID": "HappyThing", "scoring": {
+            "emotionScorers": [{"emotionType": "Happy", "scoreGraph": _graph((0, 1)), "trackDelta": True}]}},
+    ]},
+    "activityStrategy": {"type": "Needs", "need": "Fun", "activityShouldEndDurationSecs": -5,
+                         "requiredMinStartMoodScore": 0.2,
+                         "startMoodScorer": [{"emotionType": "Joy", "scoreGraph": _graph((0, 1))}]},
+}
+
 
 @pytest.fixture
 def resources(tmp_path: Path) -> Any:
@@ -113,7 +132,7 @@ def resources(tmp_path: Path) -> Any:
     behavior("SadThing", "Sad")
     behavior("Unscored", "Blink")
     behavior("Legacy", "Bored", flatScore=0.05)
-    for record in (MOPEY, PICKY, TIMED, NEEDY, BROKEN):
+    for record in (MOPEY, PICKY, TIMED, NEEDY, BROKEN, SHAKY):
         (activities / f"{record['activityID']}.json").write_text(json.dumps(record, indent=2))
     rs = load_resource_set([root, PROJECT_RESOURCES])
     assert not [str(i) for i in rs.issues if i.severity >= Severity.ERROR]
@@ -280,3 +299,44 @@ def test_an_activity_ends_after_its_duration_and_may_start_in_cooldown(resources
     clock.t += 1.0
     root.tick_once()
     assert root.status is Status.FAILURE  # and the cooldown runs
+
+
+def test_each_mistake_in_a_resource_activity_is_named_and_the_rest_still_runs(resources: Any,
+                                                                            tmp_path: Path) -> None:
+    """A real resource set may go beyond what the brain runs: what it cannot use is skipped, each with a
+    warning that names the activity, the behaviour and the field, and the rest of the activity runs."""
+    personality = _personality(tmp_path, "Shaky", _ctx(resources, Clock()))
+    warnings = [i.message for i in personality.issues if i.severity == Severity.WARNING]
+    label = "activity 'Shaky': behaviour"
+    expected = [
+        "activity 'Shaky': behaviour 'Missing' is skipped (missing or not implemented)",
+        f"{label} 'SadThing': emotionScorers: expected a list, got 'Happy'; skipped",
+        f"{label} 'SadThing': emotionScorers[0]: expected {{emotionType, scoreGraph}}, got 'Happy'; skipped",
+        f"{label} 'Unscored': emotionScorers[0]: missing scoreGraph; skipped",
+        f"{label} 'Unscored': emotionScorers[0].scoreGraph: expected a graph: nodes[0]: missing \"y\"; ignored",
+        f"{label} 'Legacy': flatScore: expected a number, got 'high'; skipped",
+        f"{label} 'HappyThing': emotionScorers[0]: trackDelta is not supported; the emotion's value is scored instead",
+        "activity 'Shaky': startMoodScorer: unknown emotion type 'Joy'; the start mood score is not checked",
+        "activity 'Shaky': a Needs strategy wants `need` (one of ",
+        "activity 'Shaky': activityShouldEndDurationSecs: expected a positive number of seconds, got -5; "
+        "the activity runs until it ends",
+    ]
+    for text in expected:
+        assert any(w.startswith(text) for w in warnings), f"{text!r} not in {warnings}"
+    assert len(warnings) == len(expected), warnings
+    root = personality.root  # no gate, no timer: the chooser itself, over the one usable behaviour
+    assert isinstance(root, Scoring)
+    assert [c.name for c in root.children] == ["HappyThing"]
+
+
+@pytest.mark.parametrize(("entry", "error"), [
+    ("{activity: Mopy}", "activities.act.activity: unknown activity 'Mopy'; did you mean 'Mopey'?"),
+    ("{activity: Mopey, cooldwn: 3}", "activities.act.cooldwn: unknown key; did you mean 'cooldown'?"),
+    ("{activity: Mopey, cooldown: -1}", "activities.act.cooldown: expected a number >= 0, got -1"),
+])
+def test_a_bad_activity_entry_is_an_error_at_its_line(resources: Any, tmp_path: Path, entry: str, error: str) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(f"activities:\n  act: {entry}\nroot: {{use: act}}\n")
+    with pytest.raises(PersonalityError) as info:
+        load_personality(path, _ctx(resources, Clock()))
+    assert f"{path}:2: {error}" in str(info.value)
