@@ -402,25 +402,50 @@ class Drive(_Timed):
             _stop_wheels(self.ctx, self._mark)
 
 
+#: Backing up stops with the robot's middle this far (mm) on the floor's side of an edge it has met:
+#: the robot has no cliff sensor behind, and past an edge its middle is over nothing.
+BACK_CLEARANCE_MM = 30.0
+
+
 class DriveStraight(Drive):
     """Drive ``mm`` straight ahead (negative: backwards) at ``speed_mmps``, as far as the
     robot's odometry says (:class:`Leg`), then stop the wheels: backing away from an edge or
-    driving off the charger's contacts covers its distance although the wheels run slow."""
+    driving off the charger's contacts covers its distance although the wheels run slow.
+
+    The one cliff sensor looks ahead, so a drive backwards is blind: it stops short when it would
+    take the robot's middle within :data:`BACK_CLEARANCE_MM` of an edge the world model remembers
+    (or nearer to one than it started), as Anki's engine kept its cliffs as obstacles. Backing
+    away from one edge of a table no longer runs it over another it met before.
+    """
 
     def __init__(self, name: str, ctx: BrainContext, mm: float, speed_mmps: float = 50.0) -> None:
         speed = math.copysign(abs(float(speed_mmps)), float(mm))
         super().__init__(name, ctx, speed, speed, abs(float(mm)) / max(abs(speed), 1e-6))
         self.mm = abs(float(mm))
         self._leg: Leg | None = None
+        self._keep_mm = math.inf
 
     def initialise(self) -> None:
         super().initialise()
         self._leg = Leg(self.ctx, self.mm, self.left) if self._error is None else None
+        self._keep_mm = min(BACK_CLEARANCE_MM, self._clearance()) - 1.0
+
+    def _clearance(self) -> float:
+        """How far the robot's middle is from the nearest edge met (infinite driving forwards)."""
+        world, state = self.ctx.world, self.ctx.robot_state
+        if self.left >= 0 or world is None or not world.edges or state is None:
+            return math.inf
+        pose = state.proprioception.pose
+        return float(world.clearance_mm(pose.x_mm, pose.y_mm))
 
     def update(self) -> Status:
         if self._error is not None:
             return self.fail(self._error)
         if self._leg is not None and not self._leg.over():
+            if self._clearance() < self._keep_mm:
+                self.feedback_message = (f"stopped after {self._leg.driven_mm():.0f} of {self.mm:.0f} mm: "
+                                         "an edge it met is behind")
+                return SUCCESS
             self.feedback_message = f"{self._leg.driven_mm():.0f} of {self.mm:.0f} mm"
             return RUNNING
         return SUCCESS
