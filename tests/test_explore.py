@@ -8,6 +8,7 @@ the edges less so. What is checked is the day's own record and the robot's odome
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -74,3 +75,28 @@ def test_it_keeps_away_from_the_edges_it_met(tmp_path: Path) -> None:
     careless = _only_exploring(tmp_path, 0)
     careful = _only_exploring(tmp_path, 100)
     assert careless >= 10 and careful <= careless / 2, (careless, careful)
+
+
+def test_it_explores_with_the_head_up_where_faces_are(tmp_path: Path) -> None:
+    """Each leg raises a head lower than the face band into it, so a person it drives past is seen;
+    the tree here lowers the head to the floor before every Explore."""
+    path = tmp_path / "heads.yaml"
+    path.write_text(f"extends: {REPO / 'trees' / 'default.yaml'}\nname: heads\n"
+                    "root:\n  type: sequence\n  children:\n"
+                    "    - {type: set_head_angle, params: {degrees: -20}}\n"
+                    "    - {behavior: Explore, params: {duration_s: 8}}\n")
+    sims: list[Any] = []
+    moving: list[float] = []
+
+    def watch(brain: Any) -> None:
+        def beat(snap: Any) -> None:
+            body = sims[0].body
+            if abs(body.left_speed) + abs(body.right_speed) > 20.0:  # turning or driving
+                moving.append(math.degrees(body.head.position))
+        brain.heartbeat.subscribe("snapshot", beat)
+
+    run_virtual(simulate(path, [REPO / "resources"], hours=120 / 3600, seed=4, progress=False, on_start=watch,
+                         watch_sim=sims.append, table=None))
+    assert len(moving) >= 100, len(moving)
+    up = [a for a in moving if 8.0 <= a <= 27.0]
+    assert len(up) >= 0.7 * len(moving), f"{len(up)} of {len(moving)} looks while moving had the head up"

@@ -464,6 +464,26 @@ class StopMotors(ContextBehaviour):
         return SUCCESS
 
 
+#: Where a face at a table's distance is wholly in the picture (head angle, degrees): the band a
+#: body turn or a drive raises a lower head into (:func:`head_into_band`).
+FACE_HEAD_BAND_DEG = (10.0, 25.0)
+
+
+def head_into_band(ctx: BrainContext, band: tuple[float, float] = FACE_HEAD_BAND_DEG) -> Any:
+    """Move the head to a random angle in ``band`` (degrees) when it is outside it; the head's
+    action, or None when it already is in the band (or nothing is known of it).
+
+    A body that turns or drives with the head at the floor sweeps past whoever stands there with
+    their face above the picture; with the head in the band it sees them.
+    """
+    robot = ctx.robot
+    state = robot.state if robot is not None else None
+    low, high = band
+    if robot is None or state is None or math.radians(low) <= state.proprioception.head_angle_rad <= math.radians(high):
+        return None
+    return robot.set_head_angle(math.radians(ctx.rng.uniform(low, high)))
+
+
 class LookAround(ContextBehaviour):
     """Idle glances: random head tilts and small turns, with pauses, for ``seconds``.
 
@@ -482,7 +502,7 @@ class LookAround(ContextBehaviour):
                  head_range_deg: tuple[float, float] = (-5.0, 30.0),
                  turn_range_deg: tuple[float, float] = (20.0, 70.0),
                  pause_range_s: tuple[float, float] = (0.3, 1.5), max_offset_deg: float = 75.0,
-                 turn_head_deg: tuple[float, float] = (10.0, 25.0)) -> None:
+                 turn_head_deg: tuple[float, float] = FACE_HEAD_BAND_DEG) -> None:
         super().__init__(name, ctx)
         self.seconds = float(seconds)
         self.turn_head_deg = turn_head_deg
@@ -515,10 +535,7 @@ class LookAround(ContextBehaviour):
         if abs(self._offset_deg + degrees) > self.max_offset_deg:
             degrees = -degrees  # back the other way, towards where it started
         self._offset_deg += degrees
-        state = robot.state
-        low, high = self.turn_head_deg
-        if state is not None and not math.radians(low) <= state.proprioception.head_angle_rad <= math.radians(high):
-            self._head = robot.set_head_angle(math.radians(rng.uniform(low, high)))
+        self._head = head_into_band(self.ctx, self.turn_head_deg)
         return robot.turn_in_place(math.radians(degrees), speed=math.radians(120))
 
     def update(self) -> Status:

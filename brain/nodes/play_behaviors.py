@@ -31,7 +31,7 @@ from driver.events import EVENT_KINDS
 from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import RobotStatus
 
-from .actions import ContextBehaviour, Leg, _cancel, _stop_wheels, wheel_mark
+from .actions import ContextBehaviour, Leg, _cancel, _stop_wheels, head_into_band, wheel_mark
 from .behavior_class import EMOTION_EVENT, BehaviorClass, BehaviorSpec, emotion_nodes, plays, triggers_param
 from .composites import Selector
 from .composites import Sequence as SequenceNode
@@ -133,6 +133,9 @@ class WaitForAnswer(ContextBehaviour):
 class Explore(ContextBehaviour):
     """Short drives about the table: a random turn, a short drive ahead, a pause; for ``seconds``.
 
+    It looks about as it goes: each turn raises a head lower than the face band into it
+    (:func:`~brain.nodes.actions.head_into_band`), so whoever it drives past is seen.
+
     Each leg turns by a random angle in ``turn_range_deg`` (either way), drives ahead a random
     distance in ``drive_range_mm`` at ``speed_mmps`` (measured by the robot's odometry:
     :class:`~brain.nodes.actions.Leg`) and pauses in ``pause_range_s``. A leg that
@@ -160,6 +163,7 @@ class Explore(ContextBehaviour):
         self.ends_at = 0.0
         self.legs = 0
         self._turn: Any = None
+        self._head: Any = None
         self._drive: Leg | None = None
         self._pause_until = 0.0
         self._mark: int | None = None
@@ -202,6 +206,7 @@ class Explore(ContextBehaviour):
                 return SUCCESS if self.legs else self.fail("no time for a leg")
             if now >= self._pause_until:
                 degrees, self._leg_mm = self._draw_leg()
+                self._head = head_into_band(self.ctx) or self._head
                 self._turn = robot.turn_in_place(math.radians(degrees), speed=math.radians(120))
                 self._mark = wheel_mark(self.ctx)
         except Exception as exc:
@@ -234,11 +239,12 @@ class Explore(ContextBehaviour):
         return best[1], best[2]
 
     def terminate(self, new_status: Status) -> None:
-        if self._turn is not None and not self._turn.done():
-            _cancel(self._turn)
+        for action in (self._turn, self._head):
+            if action is not None and not action.done():
+                _cancel(action)
         if self.status is RUNNING or self._drive is not None:
             _stop_wheels(self.ctx, self._mark)
-        self._turn, self._drive = None, None
+        self._turn, self._drive, self._head = None, None, None
 
 
 def _plays(ctx: BrainContext, spec: BehaviorSpec, key: str) -> list[Behaviour]:
