@@ -30,6 +30,7 @@ from driver.events import EVENT_KINDS
 
 from . import decorators as dec
 from .actions import (
+    FACE_HEAD_BAND_DEG,
     BackpackLights,
     Drive,
     FireEmotionEvent,
@@ -243,12 +244,12 @@ _LIST: list[NodeType] = [
           speed_dps=Param("number", default=180.0, minimum=1.0)),
     _leaf("look_around",
           lambda name, ctx, seconds=10.0, head_range_deg=(-5.0, 30.0), turn_range_deg=(20.0, 70.0),
-          pause_range_s=(0.3, 1.5), turn_head_deg=(10.0, 25.0): LookAround(
+          pause_range_s=(0.3, 1.5), turn_head_deg=FACE_HEAD_BAND_DEG: LookAround(
               name, ctx, seconds, head_range_deg, turn_range_deg, pause_range_s, turn_head_deg=turn_head_deg),
           "Random head and body glances for `seconds`.", seconds=Param("number", default=10.0, minimum=0.0),
           head_range_deg=Param("range", default=(-5.0, 30.0)), turn_range_deg=Param("range", default=(20.0, 70.0)),
           pause_range_s=Param("range", default=(0.3, 1.5)),
-          turn_head_deg=Param("range", default=(10.0, 25.0),
+          turn_head_deg=Param("range", default=FACE_HEAD_BAND_DEG,
                               doc="a turn raises a lower head into this band (°), where faces are")),
     _leaf("turn_towards_face", lambda name, ctx, **params: TurnTowardsFace(name, ctx, **params),
           "Turn body and head to the nearest face in view, or to where the last one was.",
