@@ -43,7 +43,9 @@ __all__ = [
     "LIFT_MIN_MM",
     "LIFT_PIVOT_MM",
     "LIFT_SETTLE_MM",
+    "MAX_BODY_ROTATION_DPS",
     "MAX_WHEEL_SPEED_MMPS",
+    "POINT_TURN_ACCEL_RAD_S2",
     "NECK_MM",
     "QVGA",
     "RADIO_FRAME_S",
@@ -80,6 +82,13 @@ TRACK_MM = 46.0
 WHEEL_DIAMETER_MM = 29.0
 #: The firmware's cap on a wheel's speed (mm/s); the SDK treats 200 as the useful maximum.
 MAX_WHEEL_SPEED_MMPS = 220.0
+#: The engine's cap on a turn in place (°/s): an animation's TURN_IN_PLACE body keyframe is clamped
+#: to it when the clip is loaded, as a STRAIGHT or arc keyframe's speed is to MAX_WHEEL_SPEED_MMPS (VC-cfg).
+MAX_BODY_ROTATION_DPS = 300.0
+#: An animation's body keyframe of radius 0 is a turn in place whose speed the firmware reads in
+#: °/s (not mm/s, as for the other radii), run by its steering controller, closed on its odometry,
+#: at this angular acceleration (rad/s²; VC-anim, the firmware's animation controller).
+POINT_TURN_ACCEL_RAD_S2 = 50.0
 #: What share of a DriveWheels speed each wheel reaches, (left, right), driving forward and
 #: backward: asked 40/40 mm/s, a real robot reported 27/29; asked -40/-40, -32/-34 (hardware.md
 #: §1 "measured wheels", §7.12). The right wheel runs a little faster, so "straight" curves left.

@@ -436,3 +436,23 @@ def test_a_held_loop_skips_the_frames_it_missed_instead_of_bursting_them() -> No
         playing.cancel()
 
     with_controller(body)
+
+
+def test_a_turn_in_place_keyframe_turns_the_robot_at_its_speed_in_degrees_a_second() -> None:
+    """A body keyframe of radius TURN_IN_PLACE carries its speed in °/s (the firmware's animation
+    controller turns on the spot at that rate; a STRAIGHT or arc speed is mm/s), clamped to the
+    engine's 300 °/s: the clip's turn is what its author drew, not a wheel speed's worth."""
+    async def body(sim: SimulatedCozmo, robot: Robot, ctl: AnimationController) -> None:
+        turned = []
+        for speed, ms in ((90, 1000), (-90, 1000), (1000, 500)):
+            start = sim.body.angle_rad
+            await ctl.play(Clip("spin", body_motion=(BodyMotion(0, ms, "TURN_IN_PLACE", speed),)))
+            await asyncio.sleep(0.3)
+            turned.append(math.degrees(sim.body.angle_rad - start))
+        sent = [(b.speed, b.unknown) for b in of(list(sim.received), "AnimBody")]
+        assert sent == [(90, 0), (0, 0x7FFF), (-90, 0), (0, 0x7FFF), (300, 0), (0, 0x7FFF)]
+        assert 85 < turned[0] < 95 and -95 < turned[1] < -85, turned  # 1 s at 90 °/s each way
+        assert 145 < turned[2] < 165, turned  # 0.5 s at the 300 °/s cap, and the stop's ramp
+        assert sim.body.left_speed == sim.body.right_speed == 0.0
+
+    with_controller(body, virtual=True)

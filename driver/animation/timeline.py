@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM
+from ..hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MAX_MM, LIFT_MIN_MM, MAX_BODY_ROTATION_DPS, MAX_WHEEL_SPEED_MMPS
 from ..protocol import messages as m
 from . import face as facemod
 from .clip import BackpackLights, BodyMotion, Clip, RobotAudio, light_fractions
@@ -39,6 +39,7 @@ __all__ = [
     "Segment",
     "SpriteResolver",
     "Timeline",
+    "body_speed",
     "frame_of",
     "keyframe_face",
     "light_colors",
@@ -203,6 +204,14 @@ def _radius(kf: BodyMotion) -> int:
     return int(_clamp(round(value), -32768, 32767))
 
 
+def body_speed(speed: float, radius: int) -> int:
+    """An AnimBody speed as the engine sends it: °/s for a turn in place (``radius`` 0), clamped
+    to MAX_BODY_ROTATION_DPS, else mm/s clamped to MAX_WHEEL_SPEED_MMPS (the robot reads
+    nothing faster)."""
+    cap = MAX_BODY_ROTATION_DPS if radius == 0 else MAX_WHEEL_SPEED_MMPS
+    return int(_clamp(round(speed), -cap, cap))
+
+
 class Timeline:
     """One pass of a clip, retimed and adjusted by the playback parameters, frame by frame.
 
@@ -251,8 +260,8 @@ class Timeline:
         body_frames = [frame_of(k.trigger_time_ms / s) for k in clip.body_motion]
         for i, bk in enumerate(clip.body_motion):
             f = body_frames[i]
-            speed = int(_clamp(round(bk.speed * p.body_multiplier), -32768, 32767))
-            self._put(f, "body", m.AnimBody(speed=speed, unknown=_radius(bk)))
+            radius = _radius(bk)
+            self._put(f, "body", m.AnimBody(speed=body_speed(bk.speed * p.body_multiplier, radius), unknown=radius))
             stop = frame_of((bk.trigger_time_ms + bk.duration_time_ms) / s)
             if i + 1 >= len(clip.body_motion) or body_frames[i + 1] > stop:
                 self._put(stop, "body", m.AnimBody(speed=0, unknown=STRAIGHT))

@@ -267,6 +267,8 @@ class Body:
     turn_speed: float = 0.0
     turn_tolerance: float = math.radians(2.0)
     turn_action_id: int | None = None
+    #: the wheels run a turn in place of the firmware's steering controller (closed loop: no WHEEL_GAIN)
+    spinning: bool = False
     path: list[PathSegment] = field(default_factory=list)
     path_index: int = 0
     path_active: bool = False
@@ -278,9 +280,17 @@ class Body:
         """Set wheel speeds in mm/s (clamped to the firmware's cap); cancels a turn or path in progress."""
         self.turn_target = None
         self.path_active = False
+        self.spinning = False
         self.left_cmd = clamp(left, -MAX_WHEEL_SPEED_MMPS, MAX_WHEEL_SPEED_MMPS)
         self.right_cmd = clamp(right, -MAX_WHEEL_SPEED_MMPS, MAX_WHEEL_SPEED_MMPS)
         self.wheel_accel = accel if accel > 0 else 1000.0
+
+    def spin(self, rate: float, accel: float) -> None:
+        """Turn in place at ``rate`` rad/s (counter-clockwise when positive) until told otherwise,
+        reached at ``accel`` rad/s²: an animation's body keyframe of radius 0. The firmware's
+        steering controller runs it on its odometry, so the treads reach their speeds."""
+        self.drive(-rate * TRACK_MM / 2, rate * TRACK_MM / 2, accel * TRACK_MM / 2)
+        self.spinning = True
 
     def turn_in_place(self, angle: float, speed: float, tolerance: float, absolute: bool,
                       action_id: int | None = None) -> None:
@@ -471,7 +481,7 @@ class Body:
     def _wheel_targets(self) -> tuple[float, float]:
         """The speeds the wheels settle at: DriveWheels' open loop falls short per side (hardware.md
         §7.12), while the firmware's turns and paths close the loop on their own and reach theirs."""
-        if not self.wheel_lag or self.turn_target is not None or self.path_active:
+        if not self.wheel_lag or self.spinning or self.turn_target is not None or self.path_active:
             return self.left_cmd, self.right_cmd
         return self.left_cmd * _gain(self.left_cmd, 0), self.right_cmd * _gain(self.right_cmd, 1)
 

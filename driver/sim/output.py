@@ -20,7 +20,7 @@ import numpy as np
 from ..animation.audio import AudioSink, mulaw_decode
 from ..animation.budget import ANIM_STREAM
 from ..animation.display import BLANK_SCREEN
-from ..hardware import DISPLAY_BLANK_AFTER_S
+from ..hardware import DISPLAY_BLANK_AFTER_S, POINT_TURN_ACCEL_RAD_S2
 from ..protocol import messages as m
 from .anim_buffer import AnimationBuffer
 from .body import Body
@@ -168,7 +168,14 @@ class AnimationOutput:
         self.body.lift.command_target(msg.height_mm, abs(msg.height_mm - self.body.lift.position) / dur)
 
     def _h_AnimBody(self, msg: Any) -> None:
-        self._drive_arc(float(msg.speed), int(msg.unknown))
+        # As the firmware's animation controller: speed 0 stops; radius 0 is a turn in place at
+        # ``speed`` °/s; any other radius (32767: straight) drives at ``speed`` mm/s.
+        if not msg.speed:
+            self.body.drive(0.0, 0.0)
+        elif msg.unknown == 0:
+            self.body.spin(math.radians(msg.speed), POINT_TURN_ACCEL_RAD_S2)
+        else:
+            self._drive_arc(float(msg.speed), int(msg.unknown))
 
     def _h_StartAnimation(self, msg: Any) -> None:
         self.current_animation = msg.anim_id
