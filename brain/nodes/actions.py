@@ -433,7 +433,7 @@ class DriveStraight(Drive):
     def _clearance(self) -> float:
         """How far the robot's middle is from the nearest edge met (infinite driving forwards)."""
         world, state = self.ctx.world, self.ctx.robot_state
-        if self.left >= 0 or world is None or not world.edges or state is None:
+        if self.left >= 0 or not world.edges or state is None:
             return math.inf
         pose = state.proprioception.pose
         return float(world.clearance_mm(pose.x_mm, pose.y_mm))
