@@ -296,6 +296,7 @@ class Body:
                       action_id: int | None = None) -> None:
         """Rotate by (or to, when ``absolute``) ``angle`` radians at ``speed`` rad/s."""
         self.path_active = False
+        self.spinning = False
         target = angle if absolute else self.angle_rad + angle
         self.turn_target = target
         self.turn_speed = abs(speed) if speed else math.pi
@@ -305,6 +306,7 @@ class Body:
     def stop_all(self) -> None:
         """StopAllMotors: wheels, head and lift stop where they are."""
         self.turn_target = None
+        self.spinning = False
         self.path_active = False
         self.left_cmd = self.right_cmd = 0.0
         self.left_speed = self.right_speed = 0.0
@@ -350,6 +352,7 @@ class Body:
     def start_path(self, segments: list[PathSegment]) -> None:
         """Follow the given path segments in order."""
         self.turn_target = None
+        self.spinning = False
         self.path = list(segments)
         self.path_index = 0
         self.path_active = bool(segments)
