@@ -43,6 +43,7 @@ __all__ = [
     "LIFT_MIN_MM",
     "LIFT_PIVOT_MM",
     "LIFT_SETTLE_MM",
+    "MAX_BODY_ROTATION_ACCEL_RAD_S2",
     "MAX_BODY_ROTATION_DPS",
     "MAX_WHEEL_SPEED_MMPS",
     "NECK_MM",
@@ -89,6 +90,10 @@ MAX_BODY_ROTATION_DPS = 300.0
 #: °/s (not mm/s, as for the other radii), run by its steering controller, closed on its odometry,
 #: at this angular acceleration (rad/s²; VC-anim, the firmware's animation controller).
 POINT_TURN_ACCEL_RAD_S2 = 50.0
+#: The firmware's angular acceleration for a point turn asked with none (TurnInPlaceAtSpeed or a
+#: curvature of radius 0 with an acceleration of 0): MAX_BODY_ROTATION_DPS in rad/s times
+#: 10000 mm/s² (its wheels' acceleration cap) over MAX_WHEEL_SPEED_MMPS, ≈ 238 rad/s² (VC-cfg).
+MAX_BODY_ROTATION_ACCEL_RAD_S2 = math.radians(MAX_BODY_ROTATION_DPS) * 10000.0 / MAX_WHEEL_SPEED_MMPS
 #: What share of a DriveWheels speed each wheel reaches, (left, right), driving forward and
 #: backward: asked 40/40 mm/s, a real robot reported 27/29; asked -40/-40, -32/-34 (hardware.md
 #: §1 "measured wheels", §7.12). The right wheel runs a little faster, so "straight" curves left.

@@ -1,7 +1,8 @@
 """Motors that come to rest as a real robot's do (hardware.md §1 and §7.12): the head stops short
 going up and sinks past going down, the lift overshoots going up and sinks past going down, and
 the driver's head and lift actions still complete on them; wheels driven with DriveWheels fall
-short of the asked speed, each side by its own share, while the firmware's turns arrive."""
+short of the asked speed, each side by its own share, while the firmware's turns arrive and its
+point turns at speed hold their rate."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import math
 import pytest
 
 from brain.app.simulate import run_virtual
-from driver.hardware import HEAD_SETTLE_RAD, LIFT_SETTLE_MM
+from driver.hardware import HEAD_SETTLE_RAD, LIFT_SETTLE_MM, MAX_BODY_ROTATION_DPS, TRACK_MM
 from driver.memlink import MemoryNetwork
+from driver.protocol import messages as m
 from driver.robot import Robot
 from driver.samples import lift_angle_rad
 from driver.sim.body import Body
@@ -137,3 +139,57 @@ def test_the_lift_arm_turns_at_the_asked_radians_per_second() -> None:
 
     first, second = run_virtual(main())
     assert second - first == pytest.approx(0.25, abs=0.03), (first, second)
+
+
+async def _point_turns() -> dict[str, tuple[float, float, float]]:
+    """Each motion command below held for 0.6 s after 0.4 s to reach its speed, over the memory
+    network on the virtual clock: the wheel speeds the robot reported (left, right, mm/s) and the
+    rate it turned at meanwhile (rad/s, from its pose)."""
+    net = MemoryNetwork(latency_s=0.002)
+    sim = await SimulatedCozmo("127.0.0.1", 5551, calibrate=False).start(open_link=net.open_link)
+    robot = Robot("127.0.0.1", 5551)
+    await robot.connect(open_link=net.open_link)
+    commands = {
+        "at 1 rad/s": m.TurnInPlaceAtSpeed(speed_rad_per_sec=1.0, accel_rad_per_sec2=0.0),
+        "at -2 rad/s, slowly reached": m.TurnInPlaceAtSpeed(speed_rad_per_sec=-2.0, accel_rad_per_sec2=8.0),
+        "too fast": m.TurnInPlaceAtSpeed(speed_rad_per_sec=20.0, accel_rad_per_sec2=0.0),
+        "at 0: a stop": m.TurnInPlaceAtSpeed(speed_rad_per_sec=0.0, accel_rad_per_sec2=0.0),
+        "curvature of radius 0": m.DriveWheelsCurvature(speed_mmps=1.5, accel_mmps2=0.0, curvature_radius_mm=0),
+        "curvature of radius 100": m.DriveWheelsCurvature(speed_mmps=50.0, accel_mmps2=0.0,
+                                                          curvature_radius_mm=100),
+        "its wheels driven": m.DriveWheels(lwheel_speed_mmps=50.0 * (1 - TRACK_MM / 200),
+                                           rwheel_speed_mmps=50.0 * (1 + TRACK_MM / 200)),
+    }
+    out: dict[str, tuple[float, float, float]] = {}
+    try:
+        for name, command in commands.items():
+            robot.send(command)
+            await asyncio.sleep(0.4)
+            assert robot.state is not None
+            start = robot.state.proprioception.pose.angle_rad
+            await asyncio.sleep(0.6)
+            p = robot.state.proprioception
+            turned = math.remainder(p.pose.angle_rad - start, math.tau)
+            out[name] = (p.left_wheel_mmps, p.right_wheel_mmps, turned / 0.6)
+    finally:
+        await robot.disconnect()
+        await sim.stop()
+    return out
+
+
+def test_a_point_turn_at_speed_runs_closed_loop_at_its_rate_in_radians_until_stopped() -> None:
+    """TurnInPlaceAtSpeed and DriveWheelsCurvature of radius 0 are the firmware's point turn (VC-cfg,
+    hardware.md §1): a rate in rad/s its steering controller holds on the odometry, so the treads
+    reach ±rate·track/2 with no DriveWheels shortfall, clamped to 300 °/s; a rate of 0 stops. Any
+    other radius is an arc in mm/s, its wheels driven as DriveWheels drives them (open loop)."""
+    half = TRACK_MM / 2
+    turns = run_virtual(_point_turns())
+    assert turns["at 1 rad/s"] == pytest.approx((-half, half, 1.0), abs=0.05)
+    assert turns["at -2 rad/s, slowly reached"] == pytest.approx((2 * half, -2 * half, -2.0), abs=0.05)
+    top = math.radians(MAX_BODY_ROTATION_DPS)
+    assert turns["too fast"] == pytest.approx((-top * half, top * half, top), abs=0.05)
+    assert turns["at 0: a stop"] == pytest.approx((0.0, 0.0, 0.0), abs=0.05)
+    assert turns["curvature of radius 0"] == pytest.approx((-1.5 * half, 1.5 * half, 1.5), abs=0.05)
+    left, right, rate = turns["curvature of radius 100"]
+    assert turns["curvature of radius 100"] == pytest.approx(turns["its wheels driven"], abs=0.5)
+    assert 0 < left < right and rate == pytest.approx((right - left) / TRACK_MM, abs=0.05)

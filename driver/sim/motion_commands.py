@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ..hardware import TRACK_MM
+from ..hardware import MAX_BODY_ROTATION_ACCEL_RAD_S2, MAX_BODY_ROTATION_DPS, TRACK_MM
 from ..protocol import messages as m
 from .body import Body, PathSegment, lift_mm_per_rad
 
@@ -59,23 +59,37 @@ class MotionCommands:
         self.body.drive(msg.lwheel_speed_mmps, msg.rwheel_speed_mmps, msg.lwheel_accel_mmps2)
 
     def _h_DriveWheelsCurvature(self, msg: Any) -> None:
-        self._drive_arc(float(msg.speed_mmps), int(msg.curvature_radius_mm), float(msg.accel_mmps2))
+        radius = int(msg.curvature_radius_mm)
+        if radius == 0:  # the firmware's point turn: the speed is in rad/s, the acceleration in rad/s²
+            self._point_turn(float(msg.speed_mmps), float(msg.accel_mmps2))
+        else:
+            self._drive_arc(float(msg.speed_mmps), radius, float(msg.accel_mmps2))
 
     def _h_TurnInPlaceAtSpeed(self, msg: Any) -> None:
-        v = msg.speed_rad_per_sec * TRACK_MM / 2
-        self.body.drive(-v, v, abs(msg.accel_rad_per_sec2) * TRACK_MM / 2)
+        self._point_turn(float(msg.speed_rad_per_sec), float(msg.accel_rad_per_sec2))
+
+    def _point_turn(self, rate: float, accel: float) -> None:
+        """Turn on the spot at ``rate`` rad/s until told otherwise, as the firmware's steering
+        controller does for TurnInPlaceAtSpeed and a curvature of radius 0: closed on its odometry
+        (the treads reach their speeds), the rate clamped to MAX_BODY_ROTATION_DPS, an acceleration
+        of 0 taken as MAX_BODY_ROTATION_ACCEL_RAD_S2, a rate of 0 a stop (VC-cfg)."""
+        if not rate or not math.isfinite(rate) or not math.isfinite(accel):
+            self.body.drive(0.0, 0.0)
+            return
+        cap = math.radians(MAX_BODY_ROTATION_DPS)
+        self.body.spin(max(-cap, min(cap, rate)), abs(accel) or MAX_BODY_ROTATION_ACCEL_RAD_S2)
 
     def _drive_arc(self, speed: float, radius: int, accel: float = 0.0) -> None:
-        """Drive at ``speed`` mm/s along an arc of ``radius`` mm (32767 or -32768: straight; 1, 0 or
-        -1: on the spot, counter-clockwise for 1)."""
+        """Drive at ``speed`` mm/s along an arc of ``radius`` mm (32767 or -32768: straight;
+        counter-clockwise for a positive radius), as the firmware does: the inner wheel at
+        ``speed·(1 − half track/radius)``, the outer at ``speed·(1 + half track/radius)``, each
+        within the wheels' cap. A radius of ±1 is an arc too (the wheels at their caps, in
+        opposite directions), not the point turn of radius 0."""
         if radius in (32767, -32768):
-            self.body.drive(speed, speed, accel)
-        elif abs(radius) <= 1:
-            turn = 1 if radius > 0 else -1
-            self.body.drive(-speed * turn, speed * turn, accel)
+            self.body.drive(speed, speed, abs(accel))
         else:
             half = TRACK_MM / 2
-            self.body.drive(speed * (radius - half) / radius, speed * (radius + half) / radius, accel)
+            self.body.drive(speed * (1.0 - half / radius), speed * (1.0 + half / radius), abs(accel))
 
     def _h_TurnInPlace(self, msg: Any) -> None:
         self._ack(msg.action_id)
