@@ -4,7 +4,8 @@ The daemon runs a personality of nothing but backpack lights (names, ``#rrggbb``
 one, three or five colours, a built-in pattern) on the virtual clock against the simulator, and
 the test reads the AnimBackpackLights words the simulator received. The expected words are the
 robot's own format worked out by hand: five 15-bit RGB words (left, front, middle, back, right),
-5 bits a channel, red highest; three colours light the middle three LEDs.
+5 bits a channel (each 0-255 value rounded to the nearest of 32 levels, as the clips' and cubes'
+lights are), red highest; three colours light the middle three LEDs.
 """
 
 from __future__ import annotations
@@ -39,11 +40,11 @@ root:
 
 RED, GREEN, BLUE = 31 << 10, 31 << 5, 31
 EXPECTED = [
-    ((31 << 10) | (15 << 5),) * 5,  # #ff8000: 255 -> 31, 128 -> 15, 0 -> 0 on every LED
+    ((31 << 10) | (16 << 5),) * 5,  # #ff8000: 255 -> 31, 128 -> 15.56 -> 16, 0 -> 0 on every LED
     (0, RED, GREEN, BLUE, 0),  # three colours: the middle three
     (GREEN,) * 5,  # 0-1 floats
     (RED | GREEN | BLUE, 0, RED, 0, BLUE),  # five, in LED order
-    (0, 5, 5, 5, 0),  # "sleep": dim blue (0, 0, 48) -> 5 in the middle three
+    (0, 6, 6, 6, 0),  # "sleep": dim blue (0, 0, 48) -> 5.84 -> 6 in the middle three
 ]
 
 

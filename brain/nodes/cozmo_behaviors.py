@@ -27,7 +27,6 @@ from brain.context import BrainContext
 from driver.hardware import HEAD_MAX_DEG, HEAD_MIN_DEG, LIFT_MIN_MM
 
 from .actions import (
-    BackpackLights,
     DriveStraight,
     LookAround,
     PlayAnimationTrigger,
@@ -51,6 +50,7 @@ from .cube_play import CUBE_PLAY_CLASSES
 from .face_behaviors import FACE_CLASSES
 from .guard_dog import GUARD_DOG_CLASSES
 from .keep_away import KEEP_AWAY_CLASSES
+from .lights import BackpackLights
 from .needs_classes import NEEDS_CLASSES
 from .orientation_behaviors import ORIENTATION_CLASSES, PlayForOrientation, WhileOrientation
 from .params import Param

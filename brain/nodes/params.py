@@ -17,8 +17,8 @@ from typing import Any
 from brain.graph import Graph, GraphError
 from brain.rhythm import format_clock, parse_clock
 
-from .actions import parse_color
 from .choosers import ScoreSpec
+from .lights import parse_color
 
 __all__ = ["Param", "ParamError", "coerce", "describe_kind"]
 

@@ -31,7 +31,6 @@ from driver.events import EVENT_KINDS
 from . import decorators as dec
 from .actions import (
     FACE_HEAD_BAND_DEG,
-    BackpackLights,
     Drive,
     FireEmotionEvent,
     LookAround,
@@ -66,6 +65,7 @@ from .cozmo_behaviors import BEHAVIOR_CLASS_LIST
 from .cube_play import CubeLightsNode
 from .daytime import Night, QuietHours, TimeOfDay
 from .decorators import Cooldown, Timeout, Timer
+from .lights import BackpackLights
 from .needs_classes import NeedLow
 from .params import Param, ParamError, coerce
 from .sleeper import SLEEPER_PARAMS, sleeper_node

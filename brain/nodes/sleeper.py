@@ -22,9 +22,10 @@ from brain.context import BrainContext
 from driver.events import EVENT_KINDS
 from driver.hardware import HEAD_MIN_DEG, LIFT_MIN_MM
 
-from .actions import BackpackLights, ContextBehaviour, FireEmotionEvent, _cancel
+from .actions import ContextBehaviour, FireEmotionEvent, _cancel
 from .behavior_class import EMOTION_EVENT, TRIGGER_ALIASES, BehaviorClass, BehaviorSpec
 from .composites import Sequence as SequenceNode
+from .lights import BackpackLights
 from .params import Param
 from .status import RUNNING, SUCCESS
 

@@ -21,10 +21,10 @@ from py_trees.behaviour import Behaviour
 
 from brain.context import BrainContext
 from brain.cube_lights import CubeLights
-from brain.nodes.actions import PATTERNS as BACKPACK_PATTERNS
 from brain.nodes.behavior_check import key_line
 from brain.nodes.behavior_class import BehaviorParamError, BehaviorSpec
 from brain.nodes.conditions import ORIENTATION_NAMES
+from brain.nodes.lights import PATTERNS as BACKPACK_PATTERNS
 from brain.nodes.registry import (
     BACKPACK_PATTERN_PARAMS,
     BEHAVIOR_CLASSES,
