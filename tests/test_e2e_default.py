@@ -226,10 +226,11 @@ def test_long_quiet_puts_it_to_sleep_in_real_time(tmp_path: Path) -> None:
             branches = [line for _, line in world.log if " doing " in line]
             assert "Sleep > asleep" in branches[-1]  # and it stays asleep
             # the backpack shows it too: calm cyan while idle, dim blue once the sleep branch starts
-            # (RGB555 words: cyan = 31 green + 31 blue = 1023; dim blue (0, 0, 48) = 5)
+            # (RGB555 words, each channel rounded to 5 bits: cyan = 31 green + 31 blue = 1023; dim blue
+            # (0, 0, 48) = 6)
             lights = [(t, tuple(msg.colors)) for t, msg in world.messages("AnimBackpackLights")]
             assert any(c == (0, 1023, 1023, 1023, 0) and t < asleep_at for t, c in lights), lights
-            assert any(c == (0, 5, 5, 5, 0) and t > awake_at for t, c in lights), lights
+            assert any(c == (0, 6, 6, 6, 0) and t > awake_at for t, c in lights), lights
         finally:
             code = await _finish(world, interrupt=True)
         assert code == 0, world.text
