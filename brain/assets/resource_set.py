@@ -309,7 +309,9 @@ def _load_kind(
     sink: L.IssueSink,
     progress: _Progress,
 ) -> _Merged:
-    """Load one kind from every root and merge by name: first root wins, first file within a root."""
+    """Load one kind from every root and merge by name: first root wins, first file within a root.
+    (A trigger map's loader keeps the first of an event paired twice in one file and reports the
+    rest, so what reaches here repeats only across files.)"""
     merged = _Merged()
     files = 0
     for layout in layouts:
@@ -352,33 +354,6 @@ def _report_clash(kind: str, name: str, kept: Any, ignored: Any, sink: L.IssueSi
     else:
         sink.add(Issue(Severity.INFO, f"{singular} {name!r} is shadowed by {kept} (an earlier root)",
                        file=str(ignored), code="shadowed", kind=kind, subject=name))
-
-
-def _merge_pairs(
-    layouts: Sequence[RootLayout],
-    files_of: Callable[[RootLayout], list[str]],
-    kind: str,
-    sink: L.IssueSink,
-    progress: _Progress,
-) -> _Merged:
-    """Trigger maps: pairs merge by event name (duplicates inside one file are reported by the loader)."""
-    merged = _Merged()
-    files = 0
-    for layout in layouts:
-        for path in files_of(layout):
-            files += 1
-            doc = L.read_document(path, layout.root, sink)
-            if doc is None:
-                continue
-            for pair in L.load_trigger_map(doc, sink):
-                merged.records.append(pair)
-                first = merged.by_name.get(pair.event)
-                if first is None:
-                    merged.by_name[pair.event] = pair
-                elif first.origin.path != pair.origin.path:
-                    _report_clash(kind, pair.event, first.origin, pair.origin, sink)
-    progress.step(kind, files, len(merged.by_name))
-    return merged
 
 
 def _load_reactions(layouts: Sequence[RootLayout], sink: L.IssueSink, progress: _Progress) -> list[ReactionTrigger]:
@@ -496,10 +471,12 @@ def load_resource_set(roots: Iterable[Path | str], *, index_clips: bool = True) 
     log.info("resources: loading %d JSON files from %s", total, ", ".join(str(x.root) for x in layouts) or "no roots")
     progress = _Progress(total)
 
-    triggers = _merge_pairs(layouts, lambda x: x.trigger_maps, "animation triggers", sink, progress)
+    triggers = _load_kind(layouts, lambda x: x.trigger_maps, L.load_trigger_map, lambda r: r.event,
+                          "animation triggers", sink, progress)
     groups = _load_kind(layouts, lambda x: x.groups, L.load_animation_group, lambda r: r.name,
                         "animation groups", sink, progress)
-    cube_triggers = _merge_pairs(layouts, lambda x: x.cube_trigger_maps, "cube light triggers", sink, progress)
+    cube_triggers = _load_kind(layouts, lambda x: x.cube_trigger_maps, L.load_trigger_map, lambda r: r.event,
+                               "cube light triggers", sink, progress)
     cube_lights = _load_kind(layouts, lambda x: x.cube_lights, L.load_cube_lights, lambda r: r.name,
                              "cube light animations", sink, progress)
     backpack = _load_kind(layouts, lambda x: x.backpack_lights, L.load_backpack_lights, lambda r: r.name,
