@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from driver.sim.body import Table
+from driver.sim.table import Table
 
 from .test_e2e_default import RESOURCES
 from .virtual_daemon import run_on_virtual_clock, start_virtual

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from brain.app.simulate import run_virtual, simulate
-from driver.sim.body import Table
+from driver.sim.table import Table
 
 from .conftest import REPO
 

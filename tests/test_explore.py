@@ -18,7 +18,7 @@ from brain.app.simulate import run_virtual, simulate
 from brain.world import EDGE_HALF_MM
 from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import RobotStatus
-from driver.sim.body import DESK, Table
+from driver.sim.table import DESK, Table
 
 from .conftest import REPO
 

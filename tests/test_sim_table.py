@@ -8,7 +8,8 @@ import pytest
 
 from driver.hardware import CLIFF_SENSOR_AHEAD_MM
 from driver.samples import RobotStatus
-from driver.sim.body import Body, Table
+from driver.sim.body import Body
+from driver.sim.table import Table
 
 
 def _drive(body: Body, seconds: float, left: float = 100.0, right: float = 100.0) -> None:
@@ -61,3 +62,19 @@ def test_a_bad_table_is_refused_saying_what_was_expected(text: str) -> None:
 def test_a_table_is_read_from_its_size_in_millimetres() -> None:
     assert Table.parse("900x600") == Table(900.0, 600.0)
     assert Table.parse("1200X800mm") == Table(1200.0, 800.0)
+
+
+def test_each_time_the_middle_reaches_the_rim_is_kept_as_an_overrun() -> None:
+    """The rim holds the middle where a real robot would have gone over: each arrival at it from the
+    table counts once, however long the wheels push on; leaving it and coming back counts again."""
+    body = Body(table=Table(400.0, 300.0))
+    _drive(body, 2.8)
+    assert body.sees_cliff and body.overruns == []  # the sensor looks past the edge; the middle is on the table
+    _drive(body, 2.0)
+    assert [round(x) for _, x, _ in body.overruns] == [200] and body.on_rim
+    _drive(body, 2.0)  # pushing on at the rim
+    assert len(body.overruns) == 1
+    _drive(body, 1.0, -100.0, -100.0)
+    assert not body.on_rim
+    _drive(body, 2.0)
+    assert len(body.overruns) == 2 and body.overruns[1][0] > body.overruns[0][0]

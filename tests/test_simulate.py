@@ -343,3 +343,18 @@ def test_a_simulated_day_keeps_the_faces_it_rendered_and_no_record_of_messages(m
     # (the start-up draws the neutral face once more, with a renderer of its own)
     twice = {params for params in drawn if drawn.count(params) > 1}
     assert twice <= {expression("neutral")}, f"{len(twice)} faces rendered more than once"
+
+
+def test_the_day_report_counts_each_time_the_robot_went_over_the_tables_edge(tmp_path: Path,
+                                                                              caplog: pytest.LogCaptureFixture) -> None:
+    """A personality that backs blindly (the cliff sensor looks ahead) reaches the table's rim: the
+    simulator warns where a real robot would have gone over, and the report counts it."""
+    personality = tmp_path / "reverse.yaml"
+    personality.write_text("name: reverse\nreactions: {}\nroot:\n  type: sequence\n  children:\n"
+                           "    - {type: drive, params: {left: -60, right: -60, seconds: 20}}\n"
+                           "    - {type: running}\n")
+    caplog.set_level(logging.WARNING, logger="driver.sim.server")
+    report = run_virtual(simulate(personality, [RESOURCES], hours=0.01, seed=1, progress=False))
+    assert report.over_the_edge == 1
+    assert [r for r in caplog.records if "a real robot would have gone over" in r.getMessage()]
+    assert "over the table's edge 1" in report.to_markdown()

@@ -66,6 +66,9 @@ class SimulationReport:
     sleep_episodes: list[SleepEpisode] = field(default_factory=list)
     scripted_events: int = 0
     safety_stops: int = 0
+    #: times the robot's middle reached the table's edge (the simulator's rim held it; a real robot
+    #: would have gone over)
+    over_the_edge: int = 0
     face_images: int = 0
     #: how the robot saw: ``mode`` (sight: the room's geometry, pixels: rendered and detected, off),
     #: ``looks`` (pictures or looks analysed), ``faces_seen`` and ``motion_seen`` (events)
@@ -110,7 +113,7 @@ class SimulationReport:
             f"in {self.wall_s:.1f} s wall: **{self.speedup:.0f}x** real time",
             f"- {self.beats} beats, median beat {self.median_beat_ms:.3f} ms of CPU",
             f"- scripted events {self.scripted_events}, safety stops {self.safety_stops}, "
-            f"face images shown {self.face_images}",
+            f"over the table's edge {self.over_the_edge}, face images shown {self.face_images}",
             f"- schedule: {self.schedule or 'none'}"
             + (f"; quiet for {hms(self.quiet.get('seconds', 0.0))}, meanwhile {self.quiet.get('sound_frames', 0)} "
                f"sound frames and {self.quiet.get('wheel_commands', 0)} wheel commands reached the robot"

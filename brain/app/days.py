@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from driver.sim.body import DESK, Table
+from driver.sim.table import DESK, Table
 
 from .day_report import hms, liveliness_line, md_table
 from .liveliness import worst_of
@@ -175,7 +175,8 @@ def summarise(days: list[dict[str, Any]], **about: Any) -> dict[str, Any]:
     ok = [d for d in days if "error" not in d]
     per_day = [{"seed": d["seed"], "error": d["error"]} if "error" in d else
                {"seed": d["seed"], "simulated_s": d["simulated_s"], "wall_s": d["wall_s"], "speedup": d["speedup"],
-                "sleep_count": d["sleep_count"], "liveliness": d["liveliness"],
+                "sleep_count": d["sleep_count"], "over_the_edge": d.get("over_the_edge", 0),
+                "liveliness": d["liveliness"],
                 "behavior_starts": d.get("behavior_starts", {})} for d in days]
     first = ok[0] if ok else {}
     return {"personality": first.get("personality"), **about, "schedule": first.get("schedule"),
@@ -194,12 +195,16 @@ def worst_lines(summary: dict[str, Any]) -> list[str]:
 
     emotions = ", ".join(f"{k} {v['worst']:.2f} (seed {v['seed']})" for k, v in worst.get("emotion_range", {}).items())
     nap = worst.get("longest_nap_s")
+    edges = [(d.get("over_the_edge", 0), d["seed"]) for d in summary["days"] if "error" not in d]
+    most = max(edges, default=(0, None))
     return [f"{n} day(s) in {summary['wall_s']:.0f} s wall; the worst of them: awake {w('awake_share')}, "
             f"behaviours per awake hour {w('distinct_behaviours_per_awake_hour', '{:.1f}')}, largest behaviour "
             f"{w('largest_behaviour_share')}, clip repeats {w('clip_repeat_share', '{:.2%}')}, answered within 1 s "
             f"{w('stimuli_answered_share')}, faces answered {w('faces_answered_share')}, "
             f"animated wake-ups {w('wake_ups_animated_share')}, longest nap "
-            + ("-" if not nap else f"{hms(nap['worst'])} (seed {nap['seed']})"),
+            + ("-" if not nap else f"{hms(nap['worst'])} (seed {nap['seed']})")
+            + (f", over the table's edge {most[0]} times (seed {most[1]})" if most[0]
+               else ", never over the table's edge"),
             f"narrowest emotion ranges: {emotions or '-'}"]
 
 
@@ -238,7 +243,8 @@ def days_markdown(summary: dict[str, Any]) -> str:
              f"events, schedule: {summary.get('schedule') or 'none'}",
              f"- {summary['workers']} process(es), {summary['wall_s']:.0f} s wall", ""]
     header = ("seed", "awake", "behaviours / awake h", "largest behaviour", "clip repeats", "answered within 1 s",
-              "faces answered", "animated wake-ups", "longest nap", "narrowest emotion range", "picture")
+              "faces answered", "animated wake-ups", "longest nap", "narrowest emotion range", "over the edge",
+              "picture")
     rows = []
     for day in summary["days"]:
         if "error" in day:
@@ -251,7 +257,7 @@ def days_markdown(summary: dict[str, Any]) -> str:
                      _pc(live["clip_repeat_share"], 2), f"{live['stimuli_answered_1s']} / {live['stimuli']}",
                      f"{live.get('faces_answered', 0)} / {live.get('faces_awake', 0)}",
                      f"{live['wake_ups_animated']} / {live['wake_ups']}", hms(live["longest_nap_s"]),
-                     f"{low[0]} {low[1]['range']:.2f}" if low else "-",
+                     f"{low[0]} {low[1]['range']:.2f}" if low else "-", day.get("over_the_edge", 0),
                      f"[svg]({day['picture']})" if day.get("picture") else "-"))
     lines += md_table("Days", header, rows)
     lines += ["## Worst of the days", "", *[f"- {line}" for line in worst_lines(summary)], ""]

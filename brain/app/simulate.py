@@ -46,7 +46,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from driver.sim.body import DESK, Table
+from driver.sim.table import DESK, Table
 
 from ..rhythm import format_clock, parse_clock, simulated_day_clock
 from . import days
@@ -198,6 +198,7 @@ async def simulate(
         report.beats = hb.beats
         report.median_beat_ms = round(hb.median_tick_ms(), 4)
         report.safety_stops = brain.safety.stops
+        report.over_the_edge = len(sim.body.overruns)
         report.face_images = sim.display.images
         report.eyes = sight.report()
         stats = robot.stats

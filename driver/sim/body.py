@@ -16,7 +16,8 @@ y and the body's turning on gyro z (and x, with the head tilted).
 The robot may stand on a :class:`Table` (centred where it starts): its one cliff sensor, at the
 front underside, sees the edge when it looks past it, and the firmware's stop-on-cliff stops the
 wheels driving forward there. Going over the edge is not modelled: the robot's middle stops at it,
-as if the table had a rim.
+as if the table had a rim; each time the middle reaches the rim (where a real robot would have gone
+over) is kept in :attr:`Body.overruns`.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from ..hardware import (
     WHEEL_GAIN,
 )
 from ..protocol.table import RobotStatusFlag
+from .table import Table
 
 HEAD_TOLERANCE_RAD = math.radians(1.0)
 LIFT_TOLERANCE_MM = 1.0
@@ -189,36 +191,6 @@ class PathSegment:
     sweep: float = 0.0
 
 
-@dataclass(frozen=True)
-class Table:
-    """The table the robot stands on: ``width_mm`` along x by ``depth_mm`` along y, centred at (0, 0)."""
-
-    width_mm: float
-    depth_mm: float
-
-    def __post_init__(self) -> None:
-        if not (self.width_mm > 2 * CLIFF_SENSOR_AHEAD_MM and self.depth_mm > 2 * CLIFF_SENSOR_AHEAD_MM):
-            raise ValueError(f"a table of {self.width_mm:g} x {self.depth_mm:g} mm is too small for the robot")
-
-    @classmethod
-    def parse(cls, text: str) -> Table:
-        """``"900x600"`` (millimetres); ValueError naming what was expected otherwise."""
-        parts = text.lower().replace("mm", "").split("x")
-        try:
-            width, depth = (float(p) for p in parts)
-        except ValueError:
-            raise ValueError(f"expected WIDTHxDEPTH in millimetres such as 900x600, got {text!r}") from None
-        return cls(width, depth)
-
-    def holds(self, x_mm: float, y_mm: float) -> bool:
-        """True when the point is on the table."""
-        return abs(x_mm) <= self.width_mm / 2 and abs(y_mm) <= self.depth_mm / 2
-
-
-#: An ordinary desk, the table a simulated day stands on unless told otherwise.
-DESK = Table(900.0, 600.0)
-
-
 @dataclass
 class Body:
     """Everything physical about the simulated robot, stepped in simulated time."""
@@ -253,6 +225,9 @@ class Body:
     stop_on_cliff: bool = False
     table: Table | None = None
     at_edge: bool = False
+    #: where and when (s, x, y) the middle reached the table's rim, each time it came to it from the table
+    overruns: list[tuple[float, float, float]] = field(default_factory=list)
+    on_rim: bool = False
     orientation: str = UPRIGHT
     orientation_until: float | None = None
     shake_until: float | None = None
@@ -409,8 +384,8 @@ class Body:
             self.y_mm += v * math.sin(self.angle_rad + w * dt / 2) * dt
             self.angle_rad = wrap_angle(self.angle_rad + w * dt)
             self.gyro_z = w
-            if self.table is not None:
-                self._on_table(self.table)
+            if self.table is not None and self._on_table(self.table):
+                finished.append("over the edge")
         else:
             self.gyro_z = 0.0
         if self.on_charger:
@@ -428,13 +403,22 @@ class Body:
             self.battery_v = max(3.3, self.battery_v - dt * 0.00002)
         return finished
 
-    def _on_table(self, table: Table) -> None:
-        """Keep the robot's middle on the table; the cliff sensor sees the edge when it looks past it."""
-        self.x_mm = clamp(self.x_mm, -table.width_mm / 2, table.width_mm / 2)
-        self.y_mm = clamp(self.y_mm, -table.depth_mm / 2, table.depth_mm / 2)
+    def _on_table(self, table: Table) -> bool:
+        """Keep the robot's middle on the table; the cliff sensor sees the edge when it looks past it.
+        True when the middle has just come to the rim (a real robot would have gone over)."""
+        half_w, half_d = table.width_mm / 2, table.depth_mm / 2
+        self.x_mm = clamp(self.x_mm, -half_w, half_w)
+        self.y_mm = clamp(self.y_mm, -half_d, half_d)
+        came = False
+        on_rim = abs(self.x_mm) >= half_w or abs(self.y_mm) >= half_d
+        if on_rim and not self.on_rim:
+            self.overruns.append((self.time_s, self.x_mm, self.y_mm))
+            came = True
+        self.on_rim = on_rim
         ahead_x = self.x_mm + CLIFF_SENSOR_AHEAD_MM * math.cos(self.angle_rad)
         ahead_y = self.y_mm + CLIFF_SENSOR_AHEAD_MM * math.sin(self.angle_rad)
         self.at_edge = not table.holds(ahead_x, ahead_y)
+        return came
 
     @property
     def charger_flag(self) -> bool:

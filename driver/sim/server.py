@@ -39,7 +39,7 @@ from ..protocol import messages as m
 from ..protocol.frame import DecodeError, RawPacket
 from ..samples import lift_angle_rad
 from .anim_buffer import AnimationBuffer
-from .body import Body, Status, Table, clamp
+from .body import Body, Status, clamp
 from .calibration import MotorCalibration
 from .camera_stream import CameraStream, Sample, camera_pose_of, gyro_rates_of
 from .cubes import CubeRadio
@@ -49,6 +49,7 @@ from .output import ANIM_STREAM, AnimationOutput, Display, Speaker
 from .room import ROOM_EVENTS, Room, photos_for
 from .script import Step
 from .sight import RoomSight
+from .table import Table
 from .world import WorldEvents
 
 log = logging.getLogger(__name__)
@@ -446,6 +447,10 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, MotionCommands, WorldEve
                      DISPLAY_BLANK_AFTER_S)
         if "path" in finished:
             self.send(m.PathFollowingEvent(event_id=self._path_event_id, event_type=2))
+        if "over the edge" in finished:
+            b = self.body
+            log.warning("sim: the robot's middle reached the table's edge at (%.0f, %.0f) mm, heading %.0f deg: "
+                        "a real robot would have gone over", b.x_mm, b.y_mm, math.degrees(b.angle_rad))
         self._calibration_due(now)
         if self._reverts:
             due = [r for r in self._reverts if r[0] <= now]
