@@ -121,13 +121,18 @@ def play_arbitrary_anim(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
 
 
 def react_to_cliff(ctx: BrainContext, spec: BehaviorSpec) -> Behaviour:
-    """ReactToCliff: stop, play the cliff reaction, back away from the edge."""
+    """ReactToCliff: stop, back away from the edge, then play the cliff reaction.
+
+    The back-up comes first, while the robot still faces the edge it drove to: backing straight
+    retraces the way it came, floor it has just crossed. After the clip it would back the way the
+    clip left it facing (the reaction's shudders and turns), where the one cliff sensor, which looks
+    ahead, has never seen the floor: a robot that met the edge at a slant backed over it."""
     back_mm = spec.value("backUpDistance_mm")
     return _seq(spec, [
         StopMotors("stop", ctx),
         *emotion_nodes(ctx, spec),
-        *_plays(ctx, spec),
         DriveStraight("back up", ctx, -back_mm, 50.0),
+        *_plays(ctx, spec),
     ])
 
 
@@ -198,7 +203,8 @@ _CLASSES: tuple[BehaviorClass, ...] = (
                   {"animTriggers": triggers_param(required=True),
                    "animWeights": Param("number_list", doc="one weight per trigger", aliases=("weights",)),
                    **_FINAL}),
-    BehaviorClass("ReactToCliff", react_to_cliff, "stops, fires `CliffReact`, plays `ReactToCliff`, backs up",
+    BehaviorClass("ReactToCliff", react_to_cliff, "stops, fires `CliffReact`, backs up the way it came, plays "
+                  "`ReactToCliff`",
                   {"animTriggers": triggers_param(("ReactToCliff",)),
                    "backUpDistance_mm": Param("number", default=40.0, minimum=0.0, maximum=500.0,
                                               doc="how far it backs away from the edge (mm)"),
