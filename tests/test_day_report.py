@@ -287,10 +287,14 @@ def test_many_days_in_parallel_processes_and_the_worst_of_them(tmp_path: Path) -
     awake = {seed: d["liveliness"]["awake_share"] for seed, d in days.items()}
     low = min(awake, key=lambda s: (awake[s], s))
     assert summary["worst"]["awake_share"]["worst"] == awake[low] and summary["worst"]["awake_share"]["seed"] == low
+    # the times a day went over the table's edge: none in these, said so in the worst of them and a column
+    assert [d["over_the_edge"] for d in days.values()] == [0, 0] and "never over the table's edge" in err
+    assert "| over the edge |" in many_days.days_markdown(summary)
     # a day in a worker is the very day a single run of that seed lives
     code, err = _cli("--hours", "0.02", "--seed", "4", "--report", str(tmp_path / "one.json"), cwd=tmp_path)
     assert code == 0, err
-    assert json.loads((tmp_path / "one.json").read_text())["liveliness"] == days[4]["liveliness"]
+    one = json.loads((tmp_path / "one.json").read_text())
+    assert one["liveliness"] == days[4]["liveliness"] and one["over_the_edge"] == days[4]["over_the_edge"]
 
 
 def test_an_interrupt_ends_every_running_day_at_once(tmp_path: Path) -> None:
