@@ -43,6 +43,7 @@ from ..hardware import (
     LIFT_MIN_MM,
     LIFT_PIVOT_MM,
     LIFT_SETTLE_MM,
+    MAX_BODY_ROTATION_DPS,
     MAX_WHEEL_SPEED_MMPS,
     TRACK_MM,
     WHEEL_GAIN,
@@ -262,8 +263,11 @@ class Body:
 
     def spin(self, rate: float, accel: float) -> None:
         """Turn in place at ``rate`` rad/s (counter-clockwise when positive) until told otherwise,
-        reached at ``accel`` rad/s²: an animation's body keyframe of radius 0. The firmware's
-        steering controller runs it on its odometry, so the treads reach their speeds."""
+        reached at ``accel`` rad/s²: an animation's body keyframe of radius 0, TurnInPlaceAtSpeed. The
+        firmware's steering controller runs it on its odometry, so the treads reach their speeds, and
+        clamps the rate to MAX_BODY_ROTATION_DPS (VC-cfg)."""
+        cap = math.radians(MAX_BODY_ROTATION_DPS)
+        rate = clamp(rate, -cap, cap)
         self.drive(-rate * TRACK_MM / 2, rate * TRACK_MM / 2, accel * TRACK_MM / 2)
         self.spinning = True
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ..hardware import MAX_BODY_ROTATION_ACCEL_RAD_S2, MAX_BODY_ROTATION_DPS, TRACK_MM
+from ..hardware import MAX_BODY_ROTATION_ACCEL_RAD_S2, TRACK_MM
 from ..protocol import messages as m
 from .body import Body, PathSegment, lift_mm_per_rad
 
@@ -76,8 +76,7 @@ class MotionCommands:
         if not rate or not math.isfinite(rate) or not math.isfinite(accel):
             self.body.drive(0.0, 0.0)
             return
-        cap = math.radians(MAX_BODY_ROTATION_DPS)
-        self.body.spin(max(-cap, min(cap, rate)), abs(accel) or MAX_BODY_ROTATION_ACCEL_RAD_S2)
+        self.body.spin(rate, abs(accel) or MAX_BODY_ROTATION_ACCEL_RAD_S2)
 
     def _drive_arc(self, speed: float, radius: int, accel: float = 0.0) -> None:
         """Drive at ``speed`` mm/s along an arc of ``radius`` mm (32767 or -32768: straight;
