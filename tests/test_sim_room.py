@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from driver.sim.camera import CameraPose, Renderer
-from driver.sim.room import PHOTO_ORDER, PHOTOS, Room, photos_for
+from driver.sim.room import PHOTO_ORDER, PHOTOS, WALK_MM_S, Room, photos_for
 from driver.sim.script import ScriptError, parse_script
+from driver.sim.sight import RoomSight
 
 TIMELINE = """\
 - {at: 5, face: alice, bearing_deg: 30, distance_m: 0.6, height_m: 0.25}
@@ -77,6 +78,28 @@ def test_places_are_taken_from_the_robot_then_fixed_in_the_room() -> None:
     assert room.face_leaves("alice") is True
     assert room.face_leaves("alice") is False
     assert list(room.people) == ["bob"]
+
+
+def test_someone_in_the_room_walks_to_their_new_place_and_is_seen_on_the_way() -> None:
+    room = Room()
+    room.place_face("alice", (0.0, 0.0, 0.0), 10.0)  # new: there at once, 600 mm straight ahead
+    assert room.people["alice"].at(10.0) == pytest.approx((600, 0, 250))
+    # she steps to 40° right, out of a camera's picture (its edge is 29° aside)
+    alice = room.place_face("alice", (0.0, 0.0, 0.0), 20.0, bearing_deg=-40)
+    end = (600 * math.cos(math.radians(-40)), 600 * math.sin(math.radians(-40)), 250)
+    walk_s = math.dist((600, 0, 250), end) / WALK_MM_S
+    assert alice.at(20.0) == pytest.approx((600, 0, 250))
+    assert alice.at(20.0 + walk_s / 2) == pytest.approx(((600 + end[0]) / 2, end[1] / 2, 250))
+    assert alice.at(20.0 + walk_s) == pytest.approx(end) == alice.at(99.0)
+    # the camera sees her on her way, at the picture's edge, and not once she stands there
+    sight = RoomSight(room)
+    seen = [sight.faces((0.0, 0.0, 0.0, 0.0), math.radians(10), 20.0 + f * walk_s) for f in (0.0, 0.4, 0.7, 1.0)]
+    assert [len(boxes) for boxes in seen] == [1, 1, 0, 0]
+    assert seen[1][0].center[0] > seen[0][0].center[0] + 60  # to the right in the picture
+    # a new step half-way sets off from where she is then
+    back = room.place_face("alice", (0.0, 0.0, 0.0), 20.0 + walk_s / 2, bearing_deg=0)
+    assert back.came_from == pytest.approx(((600 + end[0]) / 2, end[1] / 2, 250))
+    assert [p.position for p in room.snapshot(20.0 + walk_s / 2)] == [pytest.approx(back.came_from)]
 
 
 def test_a_moving_thing_swings_and_is_gone_after_its_time() -> None:

@@ -41,7 +41,7 @@ def _room(bearing_deg: float, distance_m: float = 0.6, height_m: float = 0.25) -
 
 def test_a_face_in_view_is_a_box_of_a_face_s_size_where_the_camera_sees_it() -> None:
     sight = RoomSight(_room(10))
-    (box,) = sight.faces(HOME, math.radians(15))
+    (box,) = sight.faces(HOME, math.radians(15), 0.0)
     u, v = box.center
     ray = pixel_ray(u, v, math.radians(15), CAMERA)
     assert math.degrees(ray.pan_rad) == pytest.approx(10, abs=1.5)
@@ -56,7 +56,7 @@ def test_a_face_in_view_is_a_box_of_a_face_s_size_where_the_camera_sees_it() -> 
     (180, 0.6, 15, "behind the robot"),
 ])
 def test_faces_the_camera_cannot_see(bearing: float, distance: float, head: float, why: str) -> None:
-    assert RoomSight(_room(bearing, distance)).faces(HOME, math.radians(head)) == [], why
+    assert RoomSight(_room(bearing, distance)).faces(HOME, math.radians(head), 0.0) == [], why
 
 
 @pytest.mark.parametrize(("bearing", "distance", "head", "said"), [
@@ -78,7 +78,7 @@ def test_the_simulator_says_where_a_face_is_in_the_picture(bearing: float, dista
 
 def test_a_turned_robot_sees_what_is_in_front_of_it_now() -> None:
     sight = RoomSight(_room(40))
-    assert sight.faces((0.0, 0.0, 0.0, math.radians(40)), math.radians(15))
+    assert sight.faces((0.0, 0.0, 0.0, math.radians(40)), math.radians(15), 0.0)
 
 
 def test_motion_on_the_floor_in_front_is_ground_and_aside_is_a_border() -> None:

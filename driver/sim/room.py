@@ -36,6 +36,10 @@ MOTION_KINDS = ("ground", "air")
 DEFAULT_MOTION_DISTANCE_M = 0.22
 DEFAULT_AIR_HEIGHT_M = 0.3
 DEFAULT_MOTION_S = 2.0
+#: How fast a person goes from one place to the next when a step moves them (a step aside at a
+#: table): they walk there, seen on the way, as a real person is, instead of vanishing from one
+#: place and appearing at another (a face that jumps out of the picture cannot be followed).
+WALK_MM_S = 500.0
 #: Timeline steps that change the world (see :mod:`driver.sim.script`).
 ROOM_EVENTS = ("face", "face_leaves", "motion")
 
@@ -176,7 +180,9 @@ def _head_and_shoulders(h: int, w: int, spec: PhotoSpec, x0: int, y0: int) -> np
 
 @dataclass
 class Person:
-    """Someone in the room: a face at a fixed point (the point between the eyes), looking at the robot."""
+    """Someone in the room: a face (the point between the eyes) looking at the robot, standing at
+    (``x_mm``, ``y_mm``, ``z_mm``) or walking there from ``came_from`` between ``set_off`` and
+    ``arrives`` (loop times)."""
 
     name: str
     photo: str
@@ -184,6 +190,17 @@ class Person:
     y_mm: float
     z_mm: float
     since: float
+    came_from: tuple[float, float, float] | None = None
+    set_off: float = 0.0
+    arrives: float = 0.0
+
+    def at(self, now: float) -> tuple[float, float, float]:
+        """Where the face is at loop time ``now``: on the straight way from where they set off."""
+        if self.came_from is None or now >= self.arrives:
+            return self.x_mm, self.y_mm, self.z_mm
+        f = max(0.0, (now - self.set_off) / (self.arrives - self.set_off))
+        x0, y0, z0 = self.came_from
+        return x0 + f * (self.x_mm - x0), y0 + f * (self.y_mm - y0), z0 + f * (self.z_mm - z0)
 
 
 @dataclass
@@ -253,7 +270,9 @@ class Room:
                    photo: str | None = None) -> Person:
         """Bring ``name`` in, or move them: fields left out keep their last value (or the defaults).
 
-        The place is taken relative to the robot's ``pose`` now and then fixed in the world.
+        The place is taken relative to the robot's ``pose`` now and then fixed in the world. Someone
+        new is there at once; someone already in the room walks there at :data:`WALK_MM_S` from
+        wherever they are now (half-way through a walk, too).
         """
         if not faces_available():
             self.photos.warn_missing_once()
@@ -266,8 +285,14 @@ class Room:
             photo = self._assigned.get(name) or PHOTO_ORDER[len(self._assigned) % len(PHOTO_ORDER)]
         self._assigned[name] = photo
         x, y = _ahead(pose, bearing, distance)
+        z = 1000.0 * height
         before = self.people.get(name)
-        person = Person(name, photo, x, y, 1000.0 * height, before.since if before else now)
+        if before is None:
+            person = Person(name, photo, x, y, z, now)
+        else:
+            start = before.at(now)
+            walk_s = math.dist(start, (x, y, z)) / WALK_MM_S
+            person = Person(name, photo, x, y, z, before.since, start, now, now + walk_s)
         self.people[name] = person
         return person
 
@@ -312,8 +337,7 @@ class Room:
     def snapshot(self, now: float) -> tuple[Drawable, ...]:
         """What is there at loop time ``now``, frozen for a render on another thread."""
         self.movers = [mv for mv in self.movers if mv.until > now]
-        out: list[Drawable] = [Drawable("photo", (p.x_mm, p.y_mm, p.z_mm), photo=p.photo)
-                               for p in self.people.values()]
+        out: list[Drawable] = [Drawable("photo", p.at(now), photo=p.photo) for p in self.people.values()]
         out += [Drawable("ball", mv.position(now), radius_mm=mv.radius_mm, colour=mv.colour)
                 for mv in self.movers if mv.start <= now]
         return tuple(out)
@@ -328,6 +352,7 @@ __all__ = [
     "DEFAULT_DISTANCE_M",
     "DEFAULT_HEIGHT_M",
     "MOTION_KINDS",
+    "WALK_MM_S",
     "PHOTOS",
     "ROOM_EVENTS",
     "Drawable",

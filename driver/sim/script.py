@@ -25,7 +25,7 @@ and what the camera sees (places are relative to the robot at that moment, then 
 bearings are degrees to the left, negative to the right)::
 
     - {at: 5, face: alice, bearing_deg: 30, distance_m: 0.6, height_m: 0.25}   # someone comes
-    - {at: 9, face: alice, bearing_deg: -10}                                   # moves (the rest stays)
+    - {at: 9, face: alice, bearing_deg: -10}                                   # walks there (the rest stays)
     - {at: 15, face_leaves: alice}
     - {at: 20, motion: ground, bearing_deg: 15, for: 2}  # a ball rolls about (also: air, a waving hand)
 

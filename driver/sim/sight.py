@@ -62,35 +62,37 @@ class RoomSight:
     camera: CameraIntrinsics = CameraIntrinsics()
     max_face_mm: float = MAX_FACE_MM
 
-    def faces(self, pose: Pose4, head_angle_rad: float) -> list[Box]:
-        """The face boxes in the picture of a robot at ``pose`` with its head at ``head_angle_rad``."""
+    def faces(self, pose: Pose4, head_angle_rad: float, now: float) -> list[Box]:
+        """The face boxes in the picture of a robot at ``pose`` with its head at ``head_angle_rad``,
+        with the people where they are at loop time ``now``."""
         out = []
         for person in self.room.people.values():
-            box, _ = self._face(person, pose, head_angle_rad)
+            box, _ = self._face(person.at(now), pose, head_angle_rad)
             if box is not None:
                 out.append(box)
         return out
 
     def where(self, name: str, pose: Pose4, head_angle_rad: float) -> str:
-        """Where person ``name``'s face is in the picture, or why it is not seen: for the simulator's log."""
+        """Where person ``name``'s face is in the picture once they stand where they are going, or why
+        it is not seen: for the simulator's log."""
         person = self.room.people.get(name)
         if person is None:
             return "not in the room"
-        box, why = self._face(person, pose, head_angle_rad)
+        box, why = self._face((person.x_mm, person.y_mm, person.z_mm), pose, head_angle_rad)
         head = f"head at {math.degrees(head_angle_rad):.0f}°"
         if box is not None:
             u, v = box.center
             return f"in view at ({u:.0f}, {v:.0f}) px, {why} ({head})"
         return why if why.startswith(("behind", "too far")) else f"{why} the picture ({head})"
 
-    def _face(self, person: Any, pose: Pose4, head_angle_rad: float) -> tuple[Box | None, str]:
-        """The face box of ``person`` (None when not wholly in the picture) and a word on where it is.
+    def _face(self, face: tuple[float, float, float], pose: Pose4, head_angle_rad: float) -> tuple[Box | None, str]:
+        """The box of the face at world point ``face`` (None when not wholly in the picture) and a word on where it is.
 
         The words are for :meth:`where`; they are short, so building them costs little beside the
         projection on the hot path (:meth:`faces`).
         """
         cam = self.camera
-        seen = project(to_robot((person.x_mm, person.y_mm, person.z_mm), pose), head_angle_rad, cam)
+        seen = project(to_robot(face, pose), head_angle_rad, cam)
         if seen is None:
             return None, "behind the camera"
         u, v, depth = seen
@@ -208,7 +210,7 @@ class SightFeed:
         boxes = None
         if faces_wanted:
             self._last_faces = now
-            boxes = self.sight.faces(pose, head)
+            boxes = self.sight.faces(pose, head, now)
         self.looks += 1
         self._image_id += 1
         self.vision.on_sight(self._sample(state, now), boxes, motion)
