@@ -46,13 +46,15 @@ __all__ = ["FRAME_CLOCK_SWITCH_INTERVAL_S", "RELEASE_NAPS_S", "DatagramTap", "Re
 DatagramTap = Callable[[bool, bytes], None]
 
 #: The release thread sleeps until this long before a frame's time, then naps to it (see
-#: :meth:`ReleaseClock._wait_until`). Long sleeps may overshoot on a loaded or virtualised
-#: machine; the naps are not late. Each nap wakes the thread, so the margin is a cost too: at
-#: 0.5 ms (it was 3, then 1) the thread of an idle daemon wakes 100 times a second instead of 225
-#: (0.47 % of a core instead of 0.73 %), and the frame-timing benchmark's p99 at the simulator
-#: stayed the same (idle 0.33 ms, the brain 0.60 ms, a loop busy 3 ms in 10 2.1 ms, against
-#: 0.33, 0.38-0.74 and 3.2 ms at 1 ms).
-RELEASE_NAPS_S = 0.0005
+#: :meth:`ReleaseClock._wait_until`); 0: one sleep to the frame's time. Long sleeps may overshoot
+#: on a loaded or virtualised machine; the naps are not late. Each nap wakes the thread, so the
+#: margin is a cost too. At 0.5 ms (it was 3, then 1) the thread of an idle daemon woke 74 times a
+#: second; at 0 it wakes twice a frame (handed the frame, then at its time), 36 times a second,
+#: and its CPU fell from 0.31 % of a core to 0.18 % (the loop thread was also preempted 14 times a
+#: second instead of 25). The frame-timing benchmark's kernel-stamped p99 at the simulator went
+#: from 0.08 ms to 0.15-0.16 ms (idle, the brain; a loaded loop 0.36 ms), against a 2 ms target:
+#: the robot plays from a buffer of up to 14 frames (hardware.md §4).
+RELEASE_NAPS_S = 0.0
 #: The switch interval :func:`tune_thread_switching` sets by default: a thread woken for a frame
 #: gets the GIL within about this long even while the event loop is busy.
 FRAME_CLOCK_SWITCH_INTERVAL_S = 0.0002
