@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import socket
 import sys
@@ -60,6 +61,9 @@ RELEASE_NAPS_S = 0.0
 FRAME_CLOCK_SWITCH_INTERVAL_S = 0.0002
 #: The longest of the release thread's naps near a frame's time.
 _NAP_S = 0.0002
+#: Two frames at most this far apart are a stream: the thread then expects the next one a period
+#: later (a 30 fps stream's period is 33 ms; a clock that dozed sends after a longer pause).
+_EXPECT_GAP_MAX_S = 0.1
 
 
 def tune_thread_switching(interval_s: float = FRAME_CLOCK_SWITCH_INTERVAL_S) -> float:
@@ -116,16 +120,26 @@ class ReleaseClock:
         self._cond = threading.Condition()
         self._queue: deque[Stage] = deque()
         self._closed = False
+        #: monotonic time the thread sleeps until (inf: until told), None while it is awake (it
+        #: looks at the queue before it sleeps again): read and written under ``_cond``
+        self._asleep_until: float | None = None
         # loop time = monotonic time + offset (the same clock for asyncio's default loop)
         self._offset = loop.time() - time.monotonic()
         self._thread = threading.Thread(target=self._run, name=f"{name}-frame-clock", daemon=True)
         self._thread.start()
 
     def submit(self, stage: Stage) -> None:
-        """Release ``stage`` at its time (stages are released in the order submitted)."""
+        """Release ``stage`` at its time (stages are released in the order submitted).
+
+        The thread is woken only when it would otherwise look too late: asleep with nothing to
+        do, or until after this stage's time. Streaming at 30 fps it sleeps until the next
+        frame's slot anyway (see :meth:`_run`), so a frame handed over costs it no wake-up.
+        """
         with self._cond:
             self._queue.append(stage)
-            self._cond.notify()
+            until = self._asleep_until
+            if until is not None and stage.at - self._offset < until:
+                self._cond.notify()
 
     def close(self, timeout: float = 0.05) -> None:
         """Stop the thread (pending stages are dropped; cancel them first) and close its socket."""
@@ -145,11 +159,18 @@ class ReleaseClock:
             except (OSError, AttributeError, ValueError) as exc:
                 log.warning("frame clock: cannot run on CPU %d (%s)", self.cpu, exc)
                 self.cpu = None
+        expect: float | None = None  # monotonic time the next frame is expected at
+        last: float | None = None  # monotonic time of the last release
         try:
             while True:
                 with self._cond:
                     while not self._queue and not self._closed:
-                        self._cond.wait()
+                        rest = math.inf if expect is None else expect - time.monotonic()
+                        if rest <= 0:  # no frame came in its slot: wait to be told
+                            expect, rest = None, math.inf
+                        self._asleep_until = math.inf if expect is None else expect
+                        self._cond.wait(None if rest == math.inf else rest)
+                        self._asleep_until = None
                     if self._closed:
                         return
                     stage = self._queue[0]
@@ -158,9 +179,16 @@ class ReleaseClock:
                         rest = at - self.naps_s - time.monotonic()
                         if rest <= 0:
                             break
+                        self._asleep_until = at - self.naps_s
                         self._cond.wait(rest)
+                        self._asleep_until = None
                     if self._closed:
                         return
+                # Frames streaming at a steady period: sleep until the next one's slot rather
+                # than until the loop hands it over (one wake-up a frame instead of two).
+                gap = None if last is None else at - last
+                expect = at + gap if gap is not None and 0 < gap <= _EXPECT_GAP_MAX_S else None
+                last = at
                 self._wait_until(stage, at)
                 self._release(stage)
                 with self._cond:

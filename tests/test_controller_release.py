@@ -118,6 +118,53 @@ def test_frames_with_nothing_behind_them_do_not_wake_the_loop_and_are_still_coun
     run(main(), timeout=20)
 
 
+
+def _voluntary_switches(tid: int) -> int:
+    with open(f"/proc/self/task/{tid}/status") as f:
+        return int(f.read().split("voluntary_ctxt_switches:")[1].split()[0])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts the thread's wake-ups in /proc (Linux)")
+def test_a_steady_stream_wakes_the_release_thread_once_a_frame() -> None:
+    """Frames handed over 10 ms early at 30 fps: the thread sleeps from one frame's slot to the
+    next and finds each frame waiting, rather than being woken to take it and again at its time.
+    A frame after a pause (a dozing clock) still wakes it, and goes out at its time."""
+
+    async def main() -> None:
+        engine, robot, got = await _pair(threaded_release=True)
+        loop = asyncio.get_running_loop()
+        period = 1 / 30
+        try:
+            t0 = loop.time() + 0.050
+
+            async def stream(first: int, count: int) -> None:
+                for k in range(first, first + count):
+                    due = t0 + k * period
+                    await asyncio.sleep(max(0.0, due - 0.010 - loop.time()))
+                    with engine.frame_at(due):
+                        engine.send(_cmd(k % 256))
+
+            await stream(0, 3)  # the thread starts with the first frame
+            tid = next(t.native_id for t in threading.enumerate() if t.name == "engine-end-frame-clock")
+            before = _voluntary_switches(tid)
+            await stream(3, 60)
+            await eventually(lambda: len(got) == 63)
+            wakes = _voluntary_switches(tid) - before
+            assert wakes <= 60 * 1.5, f"{wakes} wake-ups of the release thread for 60 frames"
+            # after a pause, a frame handed over still goes out at its time
+            await asyncio.sleep(0.3)
+            at = loop.time() + 0.020
+            with engine.frame_at(at):
+                engine.send(_cmd(99))
+            await eventually(lambda: len(got) == 64)
+            assert got[-1][1][1] == 99
+            assert got[-1][0] - at < 0.015, f"the frame after a pause came {got[-1][0] - at:.3f} s after its time"
+        finally:
+            engine.close()
+            robot.close()
+
+    run(main(), timeout=20)
+
 def test_a_frame_whose_time_has_passed_goes_at_once_and_frames_keep_their_order() -> None:
     async def main() -> None:
         engine, robot, got = await _pair()
