@@ -153,6 +153,15 @@ def test_an_edit_to_a_file_the_personality_extends_or_includes_reloads_it(tmp_pa
             await d.line(r"personality files changed; reloading", after=t)
             await d.line(r"personality child loaded", after=t)
             await _head_at(d, 5, after=t)
+
+            # a YAML file that comes to be beside it (one it may come to include) is watched too
+            later = folder / "later.yaml"
+            later.write_text("name: later\n")
+            await asyncio.sleep(2.5)  # the watcher has looked at the folder since
+            t = d.now()
+            later.write_text("name: later\nroot: {type: wait, params: {seconds: 1}}\n")
+            await d.line(r"personality files changed; reloading", after=t)
+            await d.line(r"personality child loaded", after=t)
         finally:
             await d.close()
 

@@ -41,6 +41,7 @@ import gc
 import logging
 import os
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -393,10 +394,11 @@ class Daemon:
         it stops (exit code 1) rather than run on unwatched, and its restart reports the file. A file
         that a reload brings into the set is watched from the state it was read in.
         """
-        last = _stamps(_watched(brain))
+        listing: dict[Path, tuple[int | None, list[Path]]] = {}
+        last = _stamps(_watched(brain, listing))
         while True:
             await asyncio.sleep(WATCH_INTERVAL_S)
-            now = _stamps(_watched(brain))
+            now = _stamps(_watched(brain, listing))
             before = {**self._loaded_stamps, **last}
             changed = any(path in before and before[path] != stamp for path, stamp in now.items())
             last = now
@@ -470,10 +472,29 @@ class Daemon:
         return "vision" in changed
 
 
-def _watched(brain: Brain) -> list[Path]:
-    """The personality's files (see Brain.personality_files) and the YAML files beside its own."""
+def _watched(brain: Brain, listing: dict[Path, tuple[int | None, list[Path]]] | None = None) -> list[Path]:
+    """The personality's files (see Brain.personality_files) and the YAML files beside its own.
+
+    With ``listing`` (the watcher's, kept between looks) the folder is listed again only when
+    its own time stamp moved (a file added, removed or renamed there): the watcher looks once a
+    second for as long as the daemon runs, and a listing costs several times a ``stat``.
+    """
     path = brain.personality_path
-    siblings = sorted(p for p in path.parent.glob("*.yaml") if p != path)
+    folder = path.parent
+    try:
+        stamp: int | None = os.stat(folder).st_mtime_ns
+    except OSError:
+        stamp = None
+    known = listing.get(folder) if listing is not None else None
+    # (a stamp from the last two seconds may not yet show a change made within its own tick on a
+    # file system of coarse times: the folder is listed again until it is older)
+    if known is not None and stamp is not None and known[0] == stamp and time.time_ns() - stamp > 2_000_000_000:
+        names = known[1]
+    else:
+        names = sorted(folder.glob("*.yaml"))
+        if listing is not None:
+            listing[folder] = (stamp, names)
+    siblings = [p for p in names if p != path]
     return list(dict.fromkeys([path, *brain.personality_files, *siblings]))
 
 
