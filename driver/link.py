@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import socket
 import threading
 from collections import deque
@@ -173,6 +174,7 @@ class Link(ClockedInput, asyncio.DatagramProtocol):
         self._sock: socket.socket | None = None
         self._polling = False
         self._poll_timer: asyncio.TimerHandle | None = None
+        self._drained_at = -math.inf
 
     # ------------------------------------------------------------------ the session's view
 

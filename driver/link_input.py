@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = ["ClockedInput"]
 
 _LINKSTATE_CONNECTED = LinkState.CONNECTED
+#: Reads asked for within this long of a read to the end are one wake-up's: the first serves them.
+_SAME_WAKE_S = 0.001
 
 
 class ClockedInput:
@@ -37,6 +39,8 @@ class ClockedInput:
     _sock: socket.socket | None
     _polling: bool
     _poll_timer: asyncio.TimerHandle | None
+    #: loop time the socket was last read to the end (-inf: never)
+    _drained_at: float
 
     if TYPE_CHECKING:
         def datagram_received(self, data: bytes, addr: Address) -> None: ...  # noqa: D102
@@ -46,6 +50,14 @@ class ClockedInput:
         """Take in every datagram waiting on the socket (when input is read on a clock:
         :attr:`input_clock`; otherwise nothing waits and this returns at once)."""
         if not self._polling:
+            return
+        loop = self._loop
+        assert loop is not None
+        if loop.time() - self._drained_at < _SAME_WAKE_S:
+            # Read to the end moments ago, in this same wake-up (the read timer, the frame tick and
+            # the beat share one): nothing worth another system call and its exception.
+            if self._poll_timer is None:
+                self._arm_poll()
             return
         sock = self._sock
         assert sock is not None
@@ -58,6 +70,7 @@ class ClockedInput:
                 self.error_received(exc)
                 break
             self.datagram_received(data, addr)  # as the transport would hand it over
+        self._drained_at = loop.time()
         self._arm_poll()
 
     @property
