@@ -148,6 +148,41 @@ def test_mood_conditions_follow_the_mood() -> None:
     assert low.status is Status.FAILURE
 
 
+def test_a_node_whose_update_returns_no_status_is_logged_and_taken_as_invalid(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Conditions and other nodes without initialise or terminate tick by their update alone, and
+    still refuse what is not a status; nodes with them still get both calls."""
+    from brain.nodes.actions import ContextBehaviour
+    from brain.nodes.composites import Sequence
+
+    class Broken(ContextBehaviour):
+        def update(self) -> Status:
+            return None  # type: ignore[return-value]
+
+    class Counted(ContextBehaviour):
+        calls: list[str] = []
+
+        def initialise(self) -> None:
+            self.calls.append("initialise")
+
+        def update(self) -> Status:
+            return Status.SUCCESS
+
+        def terminate(self, new_status: Status) -> None:
+            self.calls.append(f"terminate {new_status.name}")
+
+    ctx = _ctx()
+    assert Broken._plain and MoodAbove._plain and not Counted._plain
+    broken = Broken("broken", ctx)
+    with caplog.at_level("ERROR"):
+        assert broken.run_tick() is Status.INVALID
+    assert "broken returned None, not a status; taken as INVALID" in caplog.text
+    counted = Counted("counted", ctx)
+    seq = Sequence("seq", memory=False, children=[MoodAbove("happy?", ctx, "Happy", -1.0), counted])
+    seq.tick_once()
+    assert seq.status is Status.SUCCESS and counted.calls == ["initialise", "terminate SUCCESS"]
+
+
 def test_recent_event_window_edge_value_and_once() -> None:
     clock = FakeClock()
     ctx = _ctx(clock)
