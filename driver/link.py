@@ -59,6 +59,10 @@ log = logging.getLogger(__name__)
 
 #: A session deadline this much later than the armed timer leaves the timer where it is (s).
 _REARM_S = 0.002
+#: While the socket is read on a clock, a session deadline (ping, ack, resend) this little before
+#: the next read is served at that read (s): the longest gap between two reads of a dozing clock
+#: (two frame slots), so the link's timer never wakes the process on its own while reads go on.
+_ALIGN_TO_READ_S = 0.070
 
 __all__ = [
     "FRAME_CLOCK_SWITCH_INTERVAL_S",
@@ -489,6 +493,14 @@ class Link(ClockedInput, asyncio.DatagramProtocol):
                 timer.cancel()
                 self._timer = None
             return
+        if self._polling:
+            # Reading on a clock: a deadline shortly before the next read waits for it, so that
+            # one wake-up serves both (a ping, an ack, a resend at most this late).
+            poll, clock = self._poll_timer, self._input_clock
+            read_at = poll.when() if poll is not None else \
+                clock(self._loop.time()) if clock is not None and self._loop is not None else when
+            if when < read_at <= when + _ALIGN_TO_READ_S:
+                when = read_at
         if timer is not None:
             if self._timer_at <= when < self._timer_at + _REARM_S:
                 return

@@ -126,3 +126,45 @@ def test_with_an_aligner_the_heartbeat_beats_on_the_aligned_schedule() -> None:
         assert abs(t - (start + k * 0.1)) < 1e-4, (k, t)  # on the virtual clock's resolution
         on_grid = (t - 0.005) / ticks
         assert abs(on_grid - round(on_grid)) * ticks < 1e-4
+
+
+def test_the_links_pings_and_acks_wait_for_the_next_read_and_share_its_wake_up() -> None:
+    """Reading on the clock, the link's own timer (a ping twice a second, an ack owed) is moved to
+    the read at most a slot after its deadline: no wake-up of its own."""
+
+    async def main() -> tuple[list[float], list[float]]:
+        loop = asyncio.get_running_loop()
+        sim = await SimulatedCozmo("127.0.0.1", 0, calibrate=False).start()
+        robot = Robot(*sim.address)
+        await robot.connect()
+        link = robot.link
+        assert link is not None
+        reads: list[float] = []
+        timers: list[float] = []
+        real_poll, real_timer = link._on_poll_timer, link._on_timer
+
+        def poll() -> None:
+            reads.append(loop.time())
+            real_poll()
+
+        def timer() -> None:
+            timers.append(loop.time())
+            real_timer()
+
+        link._on_poll_timer = poll  # type: ignore[method-assign]
+        link._on_timer = timer  # type: ignore[method-assign]
+        ctl = AnimationController(robot, seed=3)
+        ctl.idle.still = True  # the clock dozes: reads every other slot, from the read timer
+        ctl.start()
+        try:
+            await asyncio.sleep(3.0)
+        finally:
+            await ctl.stop()
+            await robot.disconnect()
+            await sim.stop()
+        return reads, timers
+
+    reads, timers = asyncio.run(main())
+    assert len(timers) >= 4, timers  # pings at least
+    alone = [t for t in timers if not any(abs(t - r) < 0.001 for r in reads)]
+    assert len(alone) <= 1, f"{len(alone)} of {len(timers)} link timer wake-ups away from a read: {alone}"
