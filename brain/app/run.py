@@ -396,8 +396,30 @@ class Daemon:
         """
         listing: dict[Path, tuple[int | None, list[Path]]] = {}
         last = _stamps(_watched(brain, listing))
+        # The looks ride on the heartbeat's beats (every WATCH_INTERVAL_S of them), in the
+        # wake-up the beat already took, rather than waking the daemon once a second of their own.
+        due = asyncio.Event()
+        beats = 0
+
+        def on_beat(snap: Snapshot) -> None:
+            nonlocal beats
+            beats += 1
+            if beats * brain.heartbeat.period >= WATCH_INTERVAL_S:
+                beats = 0
+                due.set()
+
+        unsubscribe = brain.heartbeat.subscribe("snapshot", on_beat)
+        try:
+            await self._watch_looks(brain, listing, last, due)
+        finally:
+            unsubscribe()
+
+    async def _watch_looks(self, brain: Brain, listing: dict[Path, tuple[int | None, list[Path]]],
+                           last: dict[Path, tuple[int, int] | None], due: asyncio.Event) -> None:
+        """The watcher's looks, one each time ``due`` is set (see :meth:`_watch`)."""
         while True:
-            await asyncio.sleep(WATCH_INTERVAL_S)
+            await due.wait()
+            due.clear()
             now = _stamps(_watched(brain, listing))
             before = {**self._loaded_stamps, **last}
             changed = any(path in before and before[path] != stamp for path, stamp in now.items())
