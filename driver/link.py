@@ -179,6 +179,7 @@ class Link(ClockedInput, asyncio.DatagramProtocol):
         self._polling = False
         self._poll_timer: asyncio.TimerHandle | None = None
         self._drained_at = -math.inf
+        self._reading = False
 
     # ------------------------------------------------------------------ the session's view
 
@@ -447,7 +448,8 @@ class Link(ClockedInput, asyncio.DatagramProtocol):
             return
         if self.session.pending_output and self._flush_handle is None and not self.clocked:
             self._flush_handle = self._loop.call_soon(self._flush)
-        self._arm()
+        if not self._reading:  # (a clocked read arms the timer once, after its last datagram)
+            self._arm()
 
     def _flush(self) -> None:
         self._flush_handle = None

@@ -41,10 +41,13 @@ class ClockedInput:
     _poll_timer: asyncio.TimerHandle | None
     #: loop time the socket was last read to the end (-inf: never)
     _drained_at: float
+    #: True while :meth:`poll_input` takes datagrams in (the link arms its timer after them)
+    _reading: bool
 
     if TYPE_CHECKING:
         def datagram_received(self, data: bytes, addr: Address) -> None: ...  # noqa: D102
         def error_received(self, exc: Exception) -> None: ...  # noqa: D102
+        def _arm(self) -> None: ...
 
     def poll_input(self) -> None:
         """Take in every datagram waiting on the socket (when input is read on a clock:
@@ -61,17 +64,25 @@ class ClockedInput:
             return
         sock = self._sock
         assert sock is not None
-        while self._polling:
-            try:
-                data, addr = sock.recvfrom(65536)
-            except (BlockingIOError, InterruptedError):
-                break
-            except OSError as exc:
-                self.error_received(exc)
-                break
-            self.datagram_received(data, addr)  # as the transport would hand it over
+        taken = False
+        self._reading = True
+        try:
+            while self._polling:
+                try:
+                    data, addr = sock.recvfrom(65536)
+                except (BlockingIOError, InterruptedError):
+                    break
+                except OSError as exc:
+                    self.error_received(exc)
+                    break
+                self.datagram_received(data, addr)  # as the transport would hand it over
+                taken = True
+        finally:
+            self._reading = False
         self._drained_at = loop.time()
         self._arm_poll()
+        if taken:
+            self._arm()  # the session's timer, once for all the datagrams just taken in
 
     @property
     def input_clock(self) -> Callable[[float], float] | None:
