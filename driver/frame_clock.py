@@ -117,11 +117,16 @@ class ReleaseClock:
         self._loop = loop
         self._on_released = on_released
         self._send_later = send_later
-        self._cond = threading.Condition()
+        # The thread sleeps on a plain lock used as a doorbell (held: not rung), which costs it a
+        # fraction of a Condition's Python-level wait at every frame; the queue is a deque, whose
+        # append and popleft are atomic.
+        self._bell = threading.Lock()
+        self._bell.acquire()
         self._queue: deque[Stage] = deque()
         self._closed = False
-        #: monotonic time the thread sleeps until (inf: until told), None while it is awake (it
-        #: looks at the queue before it sleeps again): read and written under ``_cond``
+        #: monotonic time the thread sleeps until (inf: until rung), None while it is awake: it
+        #: sets this, then looks at the queue once more, then sleeps, so a stage that
+        #: :meth:`submit` adds meanwhile is either seen or rung for
         self._asleep_until: float | None = None
         # loop time = monotonic time + offset (the same clock for asyncio's default loop)
         self._offset = loop.time() - time.monotonic()
@@ -135,20 +140,35 @@ class ReleaseClock:
         do, or until after this stage's time. Streaming at 30 fps it sleeps until the next
         frame's slot anyway (see :meth:`_run`), so a frame handed over costs it no wake-up.
         """
-        with self._cond:
-            self._queue.append(stage)
-            until = self._asleep_until
-            if until is not None and stage.at - self._offset < until:
-                self._cond.notify()
+        self._queue.append(stage)
+        until = self._asleep_until
+        if until is not None and stage.at - self._offset < until:
+            self._ring()
 
     def close(self, timeout: float = 0.05) -> None:
         """Stop the thread (pending stages are dropped; cancel them first) and close its socket."""
-        with self._cond:
-            self._closed = True
-            self._queue.clear()
-            self._cond.notify()
+        self._closed = True
+        self._queue.clear()
+        self._ring()
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout)
+
+    def _ring(self) -> None:
+        try:
+            self._bell.release()
+        except RuntimeError:  # rung already, not heard yet
+            pass
+
+    def _sleep(self, until: float, *, idle: bool) -> None:
+        """In the thread: sleep to monotonic time ``until`` (inf: until rung) or until rung;
+        ``idle``: for lack of a stage, so a stage submitted meanwhile ends it."""
+        self._asleep_until = until
+        # looked at again after the announcement: what came before it was not rung for
+        if not self._closed and not (idle and self._queue):
+            rest = until - time.monotonic()
+            if rest > 0:
+                self._bell.acquire(True, -1 if rest == math.inf else rest)
+        self._asleep_until = None
 
     def _run(self) -> None:
         if self.priority:
@@ -163,27 +183,21 @@ class ReleaseClock:
         last: float | None = None  # monotonic time of the last release
         try:
             while True:
-                with self._cond:
-                    while not self._queue and not self._closed:
-                        rest = math.inf if expect is None else expect - time.monotonic()
-                        if rest <= 0:  # no frame came in its slot: wait to be told
-                            expect, rest = None, math.inf
-                        self._asleep_until = math.inf if expect is None else expect
-                        self._cond.wait(None if rest == math.inf else rest)
-                        self._asleep_until = None
-                    if self._closed:
-                        return
+                while not self._queue and not self._closed:
+                    if expect is not None and expect <= time.monotonic():
+                        expect = None  # no frame came in its slot: sleep until rung
+                    self._sleep(math.inf if expect is None else expect, idle=True)
+                if self._closed:
+                    return
+                try:
                     stage = self._queue[0]
-                    at = stage.at - self._offset  # monotonic time of the release
-                    while not self._closed and stage.state == STAGE_PENDING:
-                        rest = at - self.naps_s - time.monotonic()
-                        if rest <= 0:
-                            break
-                        self._asleep_until = at - self.naps_s
-                        self._cond.wait(rest)
-                        self._asleep_until = None
-                    if self._closed:
-                        return
+                except IndexError:  # cleared by close() meanwhile
+                    continue
+                at = stage.at - self._offset  # monotonic time of the release
+                while not self._closed and stage.state == STAGE_PENDING and at - self.naps_s > time.monotonic():
+                    self._sleep(at - self.naps_s, idle=False)
+                if self._closed:
+                    return
                 # Frames streaming at a steady period: sleep until the next one's slot rather
                 # than until the loop hands it over (one wake-up a frame instead of two).
                 gap = None if last is None else at - last
@@ -191,9 +205,11 @@ class ReleaseClock:
                 last = at
                 self._wait_until(stage, at)
                 self._release(stage)
-                with self._cond:
-                    if self._queue and self._queue[0] is stage:
+                try:
+                    if self._queue[0] is stage:
                         self._queue.popleft()
+                except IndexError:  # cleared by close() meanwhile
+                    pass
                 if self._note_released is not None and not self._note_released(stage):
                     continue  # noted: the loop takes it in when it next runs
                 try:
