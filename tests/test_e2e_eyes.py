@@ -94,7 +94,7 @@ def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_p
 
             # Alone, it goes looking for people once the ball is still: the roll may go on for
             # up to 30 s after the first pounce and a pounce begun just before its end finishes
-            # some 8 s later (once, under the full suite's load, the search began 41 s after).
+            # some 8 s later (once, under the full suite's load, it was still pouncing 39 s after).
             left = _step(d, "{at: 0, face_leaves: alice}")
             await d.line(r"doing .*find people > .*FindFaces", after=left, timeout=60)
         finally:
