@@ -41,7 +41,6 @@ import gc
 import logging
 import os
 import signal
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +53,7 @@ from .config import Config, ConfigError, load_config, parse_dashboard_address, p
 from .notify import Notifier
 from .startup import BrainStack, RobotOptions, StartupError
 from .supervise import Supervisor, install_exception_handler
+from .watch import Stamps, stamps, watch_personality, watched_files
 
 if TYPE_CHECKING:
     from driver.robot import Robot
@@ -64,8 +64,6 @@ log = logging.getLogger("cozmo_brain")
 
 T = TypeVar("T")
 
-#: Seconds between two looks at the personality files.
-WATCH_INTERVAL_S = 1.0
 #: Settings that a SIGHUP applies to the running daemon.
 LIVE_SETTINGS = ("log_level", "heartbeat_hz", "personality", "vision")
 #: Config fields by the name they have in config.yaml (others are shown by their field name).
@@ -145,7 +143,7 @@ class Daemon:
         self._reload_waiters: list[asyncio.Future[str | None]] = []
         #: the personality's files as the last reload read them: a file that reload brought in is
         #: watched from that state, so an edit made before the watcher's next look still counts
-        self._loaded_stamps: dict[Path, tuple[int, int] | None] = {}
+        self._loaded_stamps: Stamps = {}
         self.dashboard: Any = None
         #: the face detector of the last vision started (kept for the next: building one takes a while)
         self._face_detector: Any = None
@@ -385,48 +383,14 @@ class Daemon:
     # ------------------------------------------------------------------ reload
 
     async def _watch(self, brain: Brain) -> None:
-        """Ask for a reload when a file of the personality changes: its own, one it includes or
-        extends (wherever that is), or a YAML file beside it (one it may come to include).
+        """Ask for a reload when a file of the personality changes (see
+        :func:`~brain.app.watch.watch_personality`)."""
 
-        A file that is missing (deleted, or being replaced by an editor) is a state like any other:
-        its return is a change. A file that exists but cannot be looked at (no permission, a symlink
-        loop) ends the watcher with that error: the daemon can no longer follow its personality, so
-        it stops (exit code 1) rather than run on unwatched, and its restart reports the file. A file
-        that a reload brings into the set is watched from the state it was read in.
-        """
-        listing: dict[Path, tuple[int | None, list[Path]]] = {}
-        last = _stamps(_watched(brain, listing))
-        # The looks ride on the heartbeat's beats (every WATCH_INTERVAL_S of them), in the
-        # wake-up the beat already took, rather than waking the daemon once a second of their own.
-        due = asyncio.Event()
-        beats = 0
+        def changed() -> None:
+            log.info("personality files changed; reloading")
+            self._reload.set()
 
-        def on_beat(snap: Snapshot) -> None:
-            nonlocal beats
-            beats += 1
-            if beats * brain.heartbeat.period >= WATCH_INTERVAL_S:
-                beats = 0
-                due.set()
-
-        unsubscribe = brain.heartbeat.subscribe("snapshot", on_beat)
-        try:
-            await self._watch_looks(brain, listing, last, due)
-        finally:
-            unsubscribe()
-
-    async def _watch_looks(self, brain: Brain, listing: dict[Path, tuple[int | None, list[Path]]],
-                           last: dict[Path, tuple[int, int] | None], due: asyncio.Event) -> None:
-        """The watcher's looks, one each time ``due`` is set (see :meth:`_watch`)."""
-        while True:
-            await due.wait()
-            due.clear()
-            now = _stamps(_watched(brain, listing))
-            before = {**self._loaded_stamps, **last}
-            changed = any(path in before and before[path] != stamp for path, stamp in now.items())
-            last = now
-            if changed:
-                log.info("personality files changed; reloading")
-                self._reload.set()
+        await watch_personality(brain, lambda: self._loaded_stamps, changed)
 
     async def _reloader(self, brain: Brain) -> None:
         from ..personality import PersonalityError
@@ -452,7 +416,7 @@ class Daemon:
                 log.error("reload failed, keeping the running personality:\n%s", exc)
                 status = f"reload failed, running {brain.personality.name}"
                 error = str(exc)
-            self._loaded_stamps = _stamps(_watched(brain))
+            self._loaded_stamps = stamps(watched_files(brain))
             gc.collect()  # the replaced tree, held in cycles; only what was not set aside is walked
             self.notifier.ready(status)
             for waiter in waiters:
@@ -492,45 +456,6 @@ class Daemon:
         if restart:
             log.warning("config %s: %s changed; takes effect after a restart", where, ", ".join(restart))
         return "vision" in changed
-
-
-def _watched(brain: Brain, listing: dict[Path, tuple[int | None, list[Path]]] | None = None) -> list[Path]:
-    """The personality's files (see Brain.personality_files) and the YAML files beside its own.
-
-    With ``listing`` (the watcher's, kept between looks) the folder is listed again only when
-    its own time stamp moved (a file added, removed or renamed there): the watcher looks once a
-    second for as long as the daemon runs, and a listing costs several times a ``stat``.
-    """
-    path = brain.personality_path
-    folder = path.parent
-    try:
-        stamp: int | None = os.stat(folder).st_mtime_ns
-    except OSError:
-        stamp = None
-    known = listing.get(folder) if listing is not None else None
-    # (a stamp from the last two seconds may not yet show a change made within its own tick on a
-    # file system of coarse times: the folder is listed again until it is older)
-    if known is not None and stamp is not None and known[0] == stamp and time.time_ns() - stamp > 2_000_000_000:
-        names = known[1]
-    else:
-        names = sorted(folder.glob("*.yaml"))
-        if listing is not None:
-            listing[folder] = (stamp, names)
-    siblings = [p for p in names if p != path]
-    return list(dict.fromkeys([path, *brain.personality_files, *siblings]))
-
-
-def _stamps(paths: list[Path]) -> dict[Path, tuple[int, int] | None]:
-    """(mtime, size) of each file; None for a missing one."""
-    out: dict[Path, tuple[int, int] | None] = {}
-    for p in paths:
-        try:
-            st = os.stat(p)
-        except (FileNotFoundError, NotADirectoryError):
-            out[p] = None
-        else:
-            out[p] = (st.st_mtime_ns, st.st_size)
-    return out
 
 
 def _status_line(branch: str, why: str) -> str:
