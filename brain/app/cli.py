@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dashboard", metavar="HOST:PORT", help="serve the dashboard here")
     p.add_argument("--no-vision", dest="vision", action="store_false",
                    help="leave the camera off (no faces, no motion); config.yaml's vision: section otherwise")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="random seed of the personality's and the animations' choices (default: random); "
+                        "the robot and the clock still differ from run to run")
     p.add_argument("--sim-script", metavar="FILE", help="with --sim: a YAML timeline of scripted events")
     p.add_argument("--audio", action="store_true",
                    help="with --sim: play the robot's speaker output on this computer (needs the 'audio' extra)")

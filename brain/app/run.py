@@ -98,6 +98,8 @@ class RunOptions:
     dashboard: tuple[str, int] | None = None
     #: False with ``--no-vision``: the camera stays off whatever the config says
     vision: bool = True
+    #: ``--seed``: the brain's and the animation controller's random choices (None: random)
+    seed: int | None = None
 
     def apply(self, cfg: Config) -> Config:
         """``cfg`` with the command line's settings put over it."""
@@ -161,7 +163,7 @@ class Daemon:
             cfg.personality, cfg.resource_roots(), heartbeat_hz=cfg.heartbeat_hz, robot=RobotOptions.from_config(cfg),
             controller_options={"release_priority": cfg.frame_clock_priority or None,
                                 "release_cpu": cfg.frame_clock_cpu},
-            sound_cache=cfg.sound_cache)
+            sound_cache=cfg.sound_cache, seed=self.options.seed)
         simulator: Any = None
         recorder: Any = None
         try:
@@ -308,8 +310,9 @@ class Daemon:
         self.supervisor.spawn(self._watch(brain), "personality watcher")
         self.supervisor.spawn(self._reloader(brain), "reloader")
         duration = self.options.duration
-        log.info("running %s at %.0f Hz%s", self.cfg.personality.name, hb.rate_hz,
-                 f" for {duration:.0f} s" if duration else " (Ctrl-C stops)")
+        seed = self.options.seed
+        log.info("running %s at %.0f Hz%s%s", self.cfg.personality.name, hb.rate_hz,
+                 f" for {duration:.0f} s" if duration else " (Ctrl-C stops)", "" if seed is None else f", seed {seed}")
         self.notifier.ready(f"running {brain.personality.name}")
 
     def _report(self, snap: Snapshot) -> None:
@@ -523,7 +526,8 @@ def run_settings(args: argparse.Namespace) -> tuple[Config, RunOptions] | int:
         config=args.config, sim=args.sim, robot=robot, personality=personality if args.personality else None,
         resources=roots if args.resources else None, duration=args.duration, sim_script=script,
         audio=bool(getattr(args, "audio", False)), log_level_fixed=fixed, dashboard=dashboard,
-        record=Path(args.record) if getattr(args, "record", None) else None, vision=getattr(args, "vision", True))
+        record=Path(args.record) if getattr(args, "record", None) else None, vision=getattr(args, "vision", True),
+        seed=getattr(args, "seed", None))
     return cfg, options
 
 
