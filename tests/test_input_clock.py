@@ -16,8 +16,19 @@ from collections.abc import Callable
 from brain.app.virtual_time import run_virtual
 from brain.heartbeat import Heartbeat
 from driver.animation.controller import DOZING_READ_GAP_S, FRAME_S, AnimationController
+from driver.link import Link
 from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
+
+
+async def _connected() -> tuple[SimulatedCozmo, Robot, Link]:
+    """A simulated robot over real UDP and a Robot connected to it, with its link."""
+    sim = await SimulatedCozmo("127.0.0.1", 0, calibrate=False).start()
+    robot = Robot(*sim.address)
+    await robot.connect()
+    link = robot.link
+    assert link is not None
+    return sim, robot, link
 
 
 async def _arrivals(seconds: float, setup: Callable[[AnimationController], None] | None = None,
@@ -26,11 +37,7 @@ async def _arrivals(seconds: float, setup: Callable[[AnimationController], None]
     called on it before it starts), its clock origin and lead, and whether the socket was read as
     datagrams arrive before the controller started and after it stopped."""
     loop = asyncio.get_running_loop()
-    sim = await SimulatedCozmo("127.0.0.1", 0, calibrate=False).start()
-    robot = Robot(*sim.address)
-    await robot.connect()
-    link = robot.link
-    assert link is not None
+    sim, robot, link = await _connected()
     taken: list[float] = []
     link.tap = lambda sent, data: None if sent else taken.append(loop.time())
     try:
@@ -134,11 +141,7 @@ def test_the_links_pings_and_acks_wait_for_the_next_read_and_share_its_wake_up()
 
     async def main() -> tuple[list[float], list[float]]:
         loop = asyncio.get_running_loop()
-        sim = await SimulatedCozmo("127.0.0.1", 0, calibrate=False).start()
-        robot = Robot(*sim.address)
-        await robot.connect()
-        link = robot.link
-        assert link is not None
+        sim, robot, link = await _connected()
         reads: list[float] = []
         timers: list[float] = []
         real_poll, real_timer = link._on_poll_timer, link._on_timer
