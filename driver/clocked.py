@@ -81,6 +81,12 @@ class AnimationTarget(ClockedFrames, Protocol):
         ...
 
     @property
+    def still(self) -> bool:
+        """True when no motor turns or was just told to and no animation plays (its input may
+        then be read less often)."""
+        ...
+
+    @property
     def state(self) -> RobotStateSample | None:
         """The latest RobotState (head angle, lift height), None before the first."""
         ...

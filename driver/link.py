@@ -61,8 +61,10 @@ log = logging.getLogger(__name__)
 _REARM_S = 0.002
 #: While the socket is read on a clock, a session deadline (ping, ack, resend) this little before
 #: the next read is served at that read (s): the longest gap between two reads of a dozing clock
-#: (two frame slots), so the link's timer never wakes the process on its own while reads go on.
-_ALIGN_TO_READ_S = 0.070
+#: beside a still robot (three frame slots), so the link's timer never wakes the process on its
+#: own while reads go on. (The robot's sequenced packets, which are owed an ack, come during its
+#: start-up, when datagrams are read as they arrive; on the clock it sends out-of-band events.)
+_ALIGN_TO_READ_S = 0.105
 
 __all__ = [
     "FRAME_CLOCK_SWITCH_INTERVAL_S",
@@ -495,20 +497,20 @@ class Link(ClockedInput, asyncio.DatagramProtocol):
                 timer.cancel()
                 self._timer = None
             return
+        loop = self._loop
+        assert loop is not None
         if self._polling:
             # Reading on a clock: a deadline shortly before the next read waits for it, so that
             # one wake-up serves both (a ping, an ack, a resend at most this late).
             poll, clock = self._poll_timer, self._input_clock
-            read_at = poll.when() if poll is not None else \
-                clock(self._loop.time()) if clock is not None and self._loop is not None else when
+            read_at = poll.when() if poll is not None else clock(loop.time()) if clock is not None else when
             if when < read_at <= when + _ALIGN_TO_READ_S:
                 when = read_at
         if timer is not None:
             if self._timer_at <= when < self._timer_at + _REARM_S:
                 return
             timer.cancel()
-        assert self._loop is not None
-        self._timer = self._loop.call_at(when, self._on_timer)
+        self._timer = loop.call_at(when, self._on_timer)
         self._timer_at = when
 
     def _on_timer(self) -> None:

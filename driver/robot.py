@@ -46,6 +46,16 @@ log = logging.getLogger(__name__)
 
 #: The status flags a StatusChanged can name, in their order, with their bits.
 _STATUS_BITS = tuple((flag, int(flag)) for flag in RobotStatus)
+#: The status bits of a robot that moves: a motor turns, or an animation plays from its buffer.
+_MOVING_BITS = int(RobotStatus.IS_MOVING | RobotStatus.ARE_WHEELS_MOVING | RobotStatus.IS_ANIMATING)
+#: The commands that set a motor going.
+_MOTION_MESSAGES = frozenset({
+    "DriveWheels", "DriveWheelsCurvature", "ExecutePath", "MoveHead", "MoveLift", "SetHeadAngle", "SetLiftHeight",
+    "StartMotorCalibration", "TurnInPlace", "TurnInPlaceAtSpeed", "TurnToRecordedHeading",
+})
+#: A motion command counts as motion until a RobotState this much later (s) says otherwise: the
+#: robot reports a motor it was told to move some states after the command.
+STILL_AFTER_S = 0.25
 
 __all__ = ["Action", "ActionCancelled", "ActionFailed", "ActionTimeout", "Robot", "RobotError", "RobotInfo"]
 
@@ -125,6 +135,8 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         self.attitude = Attitude()
         #: The robot's animation buffer as the engine sees it (sent minus AnimationState's played).
         self.anim_budget = StreamBudget()
+        #: loop time of the last motion command (see :attr:`still`)
+        self._moved_at = -math.inf
 
     async def __aenter__(self) -> Robot:
         await self.connect()
@@ -138,6 +150,19 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         """How the robot lies now: ``upright`` (on its treads), ``in_air``, ``on_back``, ``on_face``,
         ``on_left_side``, ``on_right_side`` or ``falling``."""
         return self.attitude.state
+
+    @property
+    def still(self) -> bool:
+        """True when nothing of the robot moves or was just told to: no action in flight, no motion
+        command in the :data:`STILL_AFTER_S` before the latest RobotState, and that state shows no
+        motor turning and no animation playing.
+
+        A still robot has no motor for the safety layer to stop, so what it sends may be read less
+        often (:meth:`driver.animation.controller.AnimationController.next_read_after`).
+        """
+        s = self.state
+        return s is not None and not self._actions and not int(s.status) & _MOVING_BITS \
+            and s.received_at - self._moved_at > STILL_AFTER_S
 
     @property
     def stats(self) -> LinkStats:
@@ -342,6 +367,8 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         if not self._ready or self.link is None:
             raise RobotError(self._why_not_ready())
         packet = m.encode(msg)
+        if msg.NAME in _MOTION_MESSAGES:
+            self._moved_at = self._now()
         if msg.NAME in BUFFERED:  # what waits in the robot's animation buffer, counted
             self.anim_budget.sent(len(packet.body), closes_frame=msg.NAME in AUDIO_MESSAGES)
         self.link.send(packet)

@@ -15,9 +15,11 @@ from collections.abc import Callable
 
 from brain.app.virtual_time import run_virtual
 from brain.heartbeat import Heartbeat
-from driver.animation.controller import DOZING_READ_GAP_S, FRAME_S, AnimationController
+from driver.animation.controller import DOZING_READ_GAP_S, FRAME_S, STILL_READ_GAP_S, AnimationController
 from driver.link import Link
+from driver.protocol.messages import DriveWheels
 from driver.robot import Robot
+from driver.samples import RobotStatus
 from driver.sim.server import SimulatedCozmo
 
 
@@ -85,25 +87,65 @@ def _reads(taken: list[float]) -> list[float]:
     return reads
 
 
-def test_a_dozing_clock_reads_every_other_slot_and_a_busy_one_every_slot() -> None:
+def test_a_dozing_clock_reads_every_third_slot_beside_a_still_robot_every_other_beside_a_moving_one() -> None:
     seconds = 3.0
 
     def still(ctl: AnimationController) -> None:  # a still face: the clock dozes throughout
         ctl.idle.still = True
 
+    def driving(ctl: AnimationController) -> None:  # the clock dozes, but the wheels turn
+        ctl.idle.still = True
+        ctl.robot.send(DriveWheels(lwheel_speed_mmps=30.0, rwheel_speed_mmps=-30.0))
+
     def streaming(ctl: AnimationController) -> None:  # a frame every slot: it never dozes
         ctl.idle_silence = True
 
-    dozing, _, _, _, _ = asyncio.run(_arrivals(seconds, still))
+    resting, _, _, _, _ = asyncio.run(_arrivals(seconds, still))
+    moving, _, _, _, _ = asyncio.run(_arrivals(seconds, driving))
     busy, _, _, _, _ = asyncio.run(_arrivals(seconds, streaming))
     slots = seconds / FRAME_S
-    # every datagram is still taken in (the robot's ~30 a second), two or so at each read
-    assert len(dozing) >= 30 * seconds * 0.6, len(dozing)
-    dozing_reads, busy_reads = _reads(dozing), _reads(busy)
+    # every datagram is still taken in (the robot's ~30 a second), two to four at each read
+    for taken in (resting, moving, busy):
+        assert len(taken) >= 30 * seconds * 0.6, len(taken)
+    resting_reads, moving_reads, busy_reads = _reads(resting), _reads(moving), _reads(busy)
     assert len(busy_reads) >= 0.8 * slots, len(busy_reads)
-    assert 0.3 * slots <= len(dozing_reads) <= 0.6 * slots, len(dozing_reads)
-    gaps = sorted(b - a for a, b in itertools.pairwise(dozing_reads))
-    assert gaps[len(gaps) // 2] >= DOZING_READ_GAP_S, gaps  # the median gap: two slots
+    assert 0.4 * slots <= len(moving_reads) <= 0.6 * slots, len(moving_reads)
+    assert 0.25 * slots <= len(resting_reads) <= 0.38 * slots, len(resting_reads)
+
+    def median_gap(reads: list[float]) -> float:
+        gaps = sorted(b - a for a, b in itertools.pairwise(reads))
+        return gaps[len(gaps) // 2]
+
+    assert DOZING_READ_GAP_S <= median_gap(moving_reads) < STILL_READ_GAP_S, moving_reads  # two slots
+    assert median_gap(resting_reads) >= STILL_READ_GAP_S, resting_reads  # three slots
+
+
+def test_a_robot_is_still_until_told_to_move_and_again_once_its_states_show_it_stopped() -> None:
+    async def main() -> list[bool]:
+        sim, robot, _ = await _connected()
+        seen: list[bool] = []
+        try:
+            await asyncio.sleep(0.5)
+            seen.append(robot.still)  # at rest since it connected
+            robot.drive_wheels(40.0, 40.0)
+            seen.append(robot.still)  # told to move: not still before any state says so
+            await asyncio.sleep(0.5)
+            assert robot.state is not None and robot.state.status & RobotStatus.ARE_WHEELS_MOVING
+            seen.append(robot.still)  # its states show the wheels turning
+            robot.drive_wheels(0.0, 0.0)
+            await asyncio.sleep(0.6)
+            seen.append(robot.still)  # stopped, and its states say so
+            action = robot.set_head_angle(0.3)
+            seen.append(robot.still)  # an action in flight
+            await asyncio.wait_for(action, 5.0)
+            await asyncio.sleep(0.6)
+            seen.append(robot.still)
+        finally:
+            await robot.disconnect()
+            await sim.stop()
+        return seen
+
+    assert asyncio.run(main()) == [True, False, False, True, False, True]
 
 
 def test_with_an_aligner_the_heartbeat_beats_on_the_aligned_schedule() -> None:
@@ -157,7 +199,7 @@ def test_the_links_pings_and_acks_wait_for_the_next_read_and_share_its_wake_up()
         link._on_poll_timer = poll  # type: ignore[method-assign]
         link._on_timer = timer  # type: ignore[method-assign]
         ctl = AnimationController(robot, seed=3)
-        ctl.idle.still = True  # the clock dozes: reads every other slot, from the read timer
+        ctl.idle.still = True  # the clock dozes: reads every third slot (a still robot), from the read timer
         ctl.start()
         try:
             await asyncio.sleep(3.0)

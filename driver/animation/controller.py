@@ -44,7 +44,8 @@ Quiet idle frames
     count as quiet. An idle daemon's loop wakes some 20 times a second fewer.
     The robot's input is read at the frame ticks (:meth:`next_read_after`); while the clock
     dozes, at the first slot :data:`DOZING_READ_GAP_S` after the last read, every other slot,
-    which is the cadence Anki's own engine reads the robot at.
+    which is the cadence Anki's own engine reads the robot at, or every third slot
+    (:data:`STILL_READ_GAP_S`, with the heartbeat's beats) while the robot is still.
 
 Frame order
     Within a frame the controller sends StartAnimation (first frame of a clip), the keyframe
@@ -107,7 +108,10 @@ from .tracks import Lock, TrackLocks
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DISPLAY_REFRESH_S", "DOZE_MAX_S", "END_TIMEOUT_S", "RELEASE_LEAD_S", "AnimationController", "EventHandler"]
+__all__ = [
+    "DISPLAY_REFRESH_S", "DOZE_MAX_S", "DOZING_READ_GAP_S", "END_TIMEOUT_S", "RELEASE_LEAD_S", "STILL_READ_GAP_S",
+    "AnimationController", "EventHandler",
+]
 
 #: Resend the face image at least this often: the robot blanks its screen after 30 s without one.
 DISPLAY_REFRESH_S = DISPLAY_BLANK_AFTER_S - 5.0
@@ -126,6 +130,14 @@ DOZE_MAX_S = 1.0
 #: motors on a cliff). With the heartbeat reading at its beats, an idle daemon wakes some ten
 #: times a second fewer.
 DOZING_READ_GAP_S = 0.060
+#: While the clock dozes and the robot is still (``robot.still``: no motor turns or was just told
+#: to, no animation plays), the input is read at the first slot this long (s) after the last read,
+#: every third slot: at the heartbeat's beats (10 Hz, on the same ticks), whose own read before
+#: each tick then serves alone. A still robot has no motor for the safety layer to stop, and the
+#: brain, which reads first thing in each beat, sees every state before it commands a motion;
+#: once one is commanded the reads are every other slot again. An idle daemon's process wakes
+#: some five times a second fewer.
+STILL_READ_GAP_S = 0.095
 
 #: :meth:`AnimationController.next_tick_after` skips a tick closer than this (s), so that a read
 #: made as a tick's wake-up runs, a little after its time, is next made at the next tick.
@@ -267,9 +279,9 @@ class AnimationController(ClipQueue):
     def next_read_after(self, t: float) -> float:
         """Loop time of the robot's next input read after a read at ``t``: the next frame tick
         (:meth:`next_tick_after`), or while the clock dozes the first one
-        :data:`DOZING_READ_GAP_S` after ``t``."""
+        :data:`DOZING_READ_GAP_S` after ``t`` (:data:`STILL_READ_GAP_S` while the robot is still)."""
         if self._dozing:
-            t += DOZING_READ_GAP_S - _TICK_GAP_S
+            t += (STILL_READ_GAP_S if self.robot.still else DOZING_READ_GAP_S) - _TICK_GAP_S
         return self.next_tick_after(t)
 
     def next_tick_after(self, t: float) -> float:
