@@ -37,6 +37,7 @@ import py_trees
 
 from driver import events as ev
 from driver.animation.controller import AnimationController
+from driver.animation.timeline import FPS
 from driver.robot import Robot, RobotError
 
 from .animations import AnimationLibrary
@@ -110,7 +111,13 @@ class Brain:
             None, rate_hz=heartbeat_hz, mood=self.ctx.mood, describe=self._describe, explain=self._explain,
             hazard=lambda: self.safety.hazard, clock=loop.time,
         )
-        self.heartbeat.align = controller.next_tick_after
+        # Beats on the frame ticks, so that one wake-up serves the beat, the frame and the input;
+        # when a beat spans whole frames, the controller prepares the frames between two of them
+        # a read ahead (see driver.animation.controller, "Frames a read ahead").
+        beat_slots = self.heartbeat.period * FPS
+        if abs(beat_slots - round(beat_slots)) < 1e-6:
+            controller.beat_every = max(1, round(beat_slots))
+        self.heartbeat.align = controller.next_beat_after
         self.heartbeat.before_beat = robot.poll_input
         self.heartbeat.subscribe("events", self._on_events)
         self.heartbeat.subscribe("snapshot", self._publish)

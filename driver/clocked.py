@@ -66,6 +66,12 @@ class ClockedFrames(Protocol):
         """Take in what the robot sent and was not read yet (when reading on a clock)."""
         ...
 
+    @property
+    def input_on_clock(self) -> bool:
+        """True while what the robot sends is read only on the clock, so nothing it says is heard
+        between two reads."""
+        ...
+
 
 class AnimationTarget(ClockedFrames, Protocol):
     """Everything the animation controller uses of a robot: clocked frames, a few commands, the

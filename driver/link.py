@@ -516,6 +516,9 @@ class Link(ClockedInput, asyncio.DatagramProtocol):
     def _on_timer(self) -> None:
         self._timer = None
         assert self._loop is not None
+        # Reading on a clock, an ack may wait unread in the socket: take it in before deciding
+        # what to resend (nothing to do when this wake-up's read came first).
+        self.poll_input()
         self._take_released()
         self.session.handle_timer(self._loop.time())
         self._dispatch()

@@ -85,6 +85,11 @@ class ClockedInput:
             self._arm()  # the session's timer, once for all the datagrams just taken in
 
     @property
+    def input_on_clock(self) -> bool:
+        """True while the socket is read only on the input clock (nothing is taken in between)."""
+        return self._polling
+
+    @property
     def input_clock(self) -> Callable[[float], float] | None:
         """Read the socket on a clock rather than as datagrams arrive (None: as they arrive).
 

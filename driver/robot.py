@@ -576,6 +576,11 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         if self.link is not None and self._ready:
             self.link.input_clock = clock
 
+    @property
+    def input_on_clock(self) -> bool:
+        """True while what the robot sends is read only on the clock (see :meth:`read_input_on`)."""
+        return self.link is not None and self.link.input_on_clock
+
     def poll_input(self) -> None:
         """Take in what the robot sent and was not read yet (reading on a clock)."""
         if self.link is not None:

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from brain.app.virtual_time import run_virtual
 from brain.heartbeat import Heartbeat
 from driver.animation.controller import DOZING_READ_GAP_S, FRAME_S, STILL_READ_GAP_S, AnimationController
-from driver.link import Link
+from driver.link import Link, Role
+from driver.protocol.frame import PacketType, RawPacket
 from driver.protocol.messages import DriveWheels
 from driver.robot import Robot
 from driver.samples import RobotStatus
@@ -193,7 +194,11 @@ def test_the_links_pings_and_acks_wait_for_the_next_read_and_share_its_wake_up()
             real_poll()
 
         def timer() -> None:
-            timers.append(loop.time())
+            now = loop.time()
+            poll = link._poll_timer
+            if poll is not None and poll.when() <= now + 0.001:
+                reads.append(now)  # the read due in this wake-up: the timer's callback takes it in first
+            timers.append(now)
             real_timer()
 
         link._on_poll_timer = poll  # type: ignore[method-assign]
@@ -213,3 +218,28 @@ def test_the_links_pings_and_acks_wait_for_the_next_read_and_share_its_wake_up()
     assert len(timers) >= 4, timers  # pings at least
     alone = [t for t in timers if not any(abs(t - r) < 0.001 for r in reads)]
     assert len(alone) <= 1, f"{len(alone)} of {len(timers)} link timer wake-ups away from a read: {alone}"
+
+
+def test_an_ack_waiting_unread_when_the_links_timer_fires_is_taken_in_before_anything_is_resent() -> None:
+    """Reading on a clock, a packet's ack may sit in the socket when the retransmission deadline
+    comes before the next read: the timer reads first, so nothing is sent twice."""
+    async def main() -> tuple[int, int]:
+        got: list[bytes] = []
+        robot_end = await Link.open(Role.ROBOT, ("127.0.0.1", 0), name="robot-end",
+                                    on_packet=lambda p: got.append(p.body))
+        engine = await Link.open(Role.ENGINE, ("127.0.0.1", 0), peer=("127.0.0.1", robot_end.local_address[1]),
+                                 name="engine-end")
+        try:
+            await engine.connect(timeout=2.0)
+            engine.input_clock = lambda t: t + 1.0  # reads far apart: the deadline comes first
+            await asyncio.sleep(0.05)
+            engine.send(RawPacket(PacketType.COMMAND, bytes([0x42, 7])))
+            await asyncio.sleep(0.6)  # the ack came within a few ms; the timeout is 50-100 ms
+            return engine.session.stats.resent_packets, len(got)
+        finally:
+            engine.close()
+            robot_end.close()
+
+    resent, delivered = asyncio.run(main())
+    assert delivered == 1
+    assert resent == 0

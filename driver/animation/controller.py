@@ -43,9 +43,25 @@ Quiet idle frames
     frame slot. A blink or a clip starts on the frame it always would; the frames slept through
     count as quiet. An idle daemon's loop wakes some 20 times a second fewer.
     The robot's input is read at the frame ticks (:meth:`next_read_after`); while the clock
-    dozes, at the first slot :data:`DOZING_READ_GAP_S` after the last read, every other slot,
+    dozes (or prepares frames a read ahead, below), at the first slot :data:`DOZING_READ_GAP_S`
+    after the last read, every other slot,
     which is the cadence Anki's own engine reads the robot at, or every third slot
     (:data:`STILL_READ_GAP_S`, with the heartbeat's beats) while the robot is still.
+
+Frames a read ahead
+    With the heartbeat beating every :attr:`~AnimationController.beat_every` slots (the brain
+    sets 3: 10 Hz on the 30 fps slots, its beats aligned by :meth:`~AnimationController.next_beat_after`)
+    and the robot's input read on the clock, a streaming clock wakes only where it reads the input
+    or a beat comes: while the robot moves every other slot, beside a still one every third, with
+    the beats. In each wake-up it prepares the frame of that slot and those of the slots before
+    its next wake-up, after whatever else is due then (the beat), and the release thread sends
+    each at its time. Nothing the robot says is heard between two reads and the brain decides
+    only at its beats, so those frames are what their own ticks would have prepared: the same
+    bytes reach the robot, a clip played at a beat starts on the beat's own slot, and the loop
+    wakes a third fewer times while frames stream. What comes between (a dashboard request, a
+    reload) takes effect at the next frame not yet prepared, a frame or two later. On the
+    in-memory network of virtual-time runs, where what the robot says is heard as it arrives,
+    every frame is prepared at its own tick.
 
 Frame order
     Within a frame the controller sends StartAnimation (first frame of a clip), the keyframe
@@ -214,8 +230,12 @@ class AnimationController(ClipQueue):
         self.display_refresh_s = DISPLAY_REFRESH_S
         self._stats = ControllerStats()
         self.locks = TrackLocks()
+        #: the heartbeat beats every this many frame slots, on the slots :meth:`next_beat_after`
+        #: gives (1: no beats to keep to; see "Frames a read ahead")
+        self.beat_every = 1
+        self._beat_phase: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._handle: asyncio.TimerHandle | None = None
+        self._handle: asyncio.Handle | None = None
         self._t0 = 0.0
         self._k = 0
         self._queue: deque[Playback] = deque()
@@ -278,11 +298,29 @@ class AnimationController(ClipQueue):
 
     def next_read_after(self, t: float) -> float:
         """Loop time of the robot's next input read after a read at ``t``: the next frame tick
-        (:meth:`next_tick_after`), or while the clock dozes the first one
-        :data:`DOZING_READ_GAP_S` after ``t`` (:data:`STILL_READ_GAP_S` while the robot is still)."""
-        if self._dozing:
+        (:meth:`next_tick_after`), or while the clock dozes, or prepares frames a read ahead, the
+        first one :data:`DOZING_READ_GAP_S` after ``t`` (:data:`STILL_READ_GAP_S` while the
+        robot is still)."""
+        if self._dozing or self._reads_ahead():
             t += (STILL_READ_GAP_S if self.robot.still else DOZING_READ_GAP_S) - _TICK_GAP_S
         return self.next_tick_after(t)
+
+    def next_beat_after(self, t: float) -> float:
+        """Loop time of the first frame tick more than 2 ms after ``t`` on a beat's slot: the
+        heartbeat's aligner. The first call takes the next tick, as :meth:`next_tick_after` does,
+        and its slot sets the beats' phase; later calls keep to every :attr:`beat_every`-th slot
+        from there, so that the frames prepared a read ahead never reach past a beat."""
+        early = self._early
+        k = math.floor((t + _TICK_GAP_S + early - self._t0) / FRAME_S) + 1
+        n = max(1, self.beat_every)
+        if self._beat_phase is None:
+            self._beat_phase = k % n
+        k += (self._beat_phase - k) % n
+        return self._t0 + k * FRAME_S - early
+
+    def _reads_ahead(self) -> bool:
+        """True when frames are prepared up to the next read (see "Frames a read ahead")."""
+        return self.beat_every > 1 and self.release == "thread" and self.robot.input_on_clock
 
     def next_tick_after(self, t: float) -> float:
         """Loop time of the first frame tick (the clock's wake-up for a frame, dozing or not) more
@@ -379,6 +417,12 @@ class AnimationController(ClipQueue):
             late -= skipped * FRAME_S
         self._stats.late_ms.append(late * 1000.0)
         self._stats.max_late_ms = max(self._stats.max_late_ms, late * 1000.0)
+        if ahead and self._reads_ahead():
+            if now > due:
+                self._stats.late_frames += 1
+            # the frames after whatever else is due in this wake-up (the beat that shares it)
+            self._handle = loop.call_soon(self._batch)
+            return
         started = time.perf_counter()
         quiet = False
         try:
@@ -394,8 +438,43 @@ class AnimationController(ClipQueue):
         self._k += 1
         if quiet and self.doze:
             self._doze(due if ahead else now)
+        self._handle = loop.call_at(self._t0 + self._k * FRAME_S - self._early, self._tick)
+
+    def _next_wake(self, now: float) -> int:
+        """The slot of the clock's next wake-up after a read at ``now``, with frame ``_k`` next:
+        the next read's, or the next beat's after that frame when it comes first."""
         early = self._early
-        self._handle = loop.call_at(self._t0 + self._k * FRAME_S - early, self._tick)
+        read = round((self.next_read_after(now) + early - self._t0) / FRAME_S)
+        n, k = self.beat_every, self._k + 1
+        beat = k + ((self._beat_phase or 0) - k) % n
+        return min(read, beat)
+
+    def _batch(self) -> None:
+        """Prepare the frame of this wake-up's slot and those of the slots before the clock's
+        next wake-up, each released at its time: no input is read before then and the brain beats
+        then at the earliest, so they are what those slots' own ticks would have prepared (see
+        "Frames a read ahead")."""
+        loop = self._loop
+        assert loop is not None
+        wake = self._next_wake(loop.time())
+        while True:
+            due = self._t0 + self._k * FRAME_S
+            started = time.perf_counter()
+            quiet = False
+            try:
+                quiet = self._frame(due, release_at=due)
+            except Exception:
+                log.exception("animation frame %d failed", self._k)
+            cost_ms = (time.perf_counter() - started) * 1000.0
+            self._stats.max_frame_cost_ms = max(self._stats.max_frame_cost_ms, cost_ms)
+            self._k += 1
+            if quiet and self.doze:
+                self._doze(due)
+                if self._dozing:
+                    break
+            if self._k >= wake:
+                break
+        self._handle = loop.call_at(self._t0 + self._k * FRAME_S - self._early, self._tick)
 
     def _frame(self, now: float, release_at: float | None = None) -> bool:
         """Prepare the frame of time ``now`` and send it (at ``release_at``, when given); True
