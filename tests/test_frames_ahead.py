@@ -28,6 +28,7 @@ from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 
 from .conftest import run
+from .test_input_clock import _reads
 
 pytestmark = pytest.mark.e2e
 
@@ -87,15 +88,6 @@ async def _session(beat_every: int, work: Callable[[AnimationController], Any], 
     stream = [(type(msg).__name__, encode_body(msg)) for msg in msgs[starts[0] if starts else 0:]]
     assert resent == 0, f"{resent} packets resent: an ack read after the link's timer gave up on it"
     return stream, reads, frames, missed
-
-
-def _reads(taken: list[float]) -> list[float]:
-    """The times the socket was read: datagrams taken in within 5 ms of each other were one read."""
-    reads: list[float] = []
-    for t in taken:
-        if not reads or t - reads[-1] > 0.005:
-            reads.append(t)
-    return reads
 
 
 def _clip_stream(stream: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:

@@ -421,7 +421,7 @@ class AnimationController(ClipQueue):
             if now > due:
                 self._stats.late_frames += 1
             # the frames after whatever else is due in this wake-up (the beat that shares it)
-            self._handle = loop.call_soon(self._batch)
+            self._handle = loop.call_soon(self._batch, now)
             return
         started = time.perf_counter()
         quiet = False
@@ -449,14 +449,14 @@ class AnimationController(ClipQueue):
         beat = k + ((self._beat_phase or 0) - k) % n
         return min(read, beat)
 
-    def _batch(self) -> None:
-        """Prepare the frame of this wake-up's slot and those of the slots before the clock's
-        next wake-up, each released at its time: no input is read before then and the brain beats
-        then at the earliest, so they are what those slots' own ticks would have prepared (see
-        "Frames a read ahead")."""
+    def _batch(self, read_at: float) -> None:
+        """Prepare the frame of this wake-up's slot (whose tick read the input at ``read_at``) and
+        those of the slots before the clock's next wake-up, each released at its time: no input
+        is read before then and the brain beats then at the earliest, so they are what those
+        slots' own ticks would have prepared (see "Frames a read ahead")."""
         loop = self._loop
         assert loop is not None
-        wake = self._next_wake(loop.time())
+        wake = self._next_wake(read_at)
         while True:
             due = self._t0 + self._k * FRAME_S
             started = time.perf_counter()
