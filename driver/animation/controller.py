@@ -417,24 +417,13 @@ class AnimationController(ClipQueue):
             late -= skipped * FRAME_S
         self._stats.late_ms.append(late * 1000.0)
         self._stats.max_late_ms = max(self._stats.max_late_ms, late * 1000.0)
-        if ahead and self._reads_ahead():
-            if now > due:
-                self._stats.late_frames += 1
+        if ahead and now > due:
+            self._stats.late_frames += 1
+        if self._reads_ahead():
             # the frames after whatever else is due in this wake-up (the beat that shares it)
             self._handle = loop.call_soon(self._batch, now)
             return
-        started = time.perf_counter()
-        quiet = False
-        try:
-            if ahead:
-                if now > due:
-                    self._stats.late_frames += 1
-                quiet = self._frame(due, release_at=due)
-            else:
-                quiet = self._frame(now)
-        except Exception:
-            log.exception("animation frame %d failed", self._k)
-        self._stats.max_frame_cost_ms = max(self._stats.max_frame_cost_ms, (time.perf_counter() - started) * 1000.0)
+        quiet = self._prepare(due, release_at=due) if ahead else self._prepare(now)
         self._k += 1
         if quiet and self.doze:
             self._doze(due if ahead else now)
@@ -459,14 +448,7 @@ class AnimationController(ClipQueue):
         wake = self._next_wake(read_at)
         while True:
             due = self._t0 + self._k * FRAME_S
-            started = time.perf_counter()
-            quiet = False
-            try:
-                quiet = self._frame(due, release_at=due)
-            except Exception:
-                log.exception("animation frame %d failed", self._k)
-            cost_ms = (time.perf_counter() - started) * 1000.0
-            self._stats.max_frame_cost_ms = max(self._stats.max_frame_cost_ms, cost_ms)
+            quiet = self._prepare(due, release_at=due)
             self._k += 1
             if quiet and self.doze:
                 self._doze(due)
@@ -475,6 +457,18 @@ class AnimationController(ClipQueue):
             if self._k >= wake:
                 break
         self._handle = loop.call_at(self._t0 + self._k * FRAME_S - self._early, self._tick)
+
+    def _prepare(self, now: float, release_at: float | None = None) -> bool:
+        """:meth:`_frame`, its cost counted and a failure logged (the clock goes on); True when
+        the frame was quiet."""
+        started = time.perf_counter()
+        quiet = False
+        try:
+            quiet = self._frame(now, release_at)
+        except Exception:
+            log.exception("animation frame %d failed", self._k)
+        self._stats.max_frame_cost_ms = max(self._stats.max_frame_cost_ms, (time.perf_counter() - started) * 1000.0)
+        return quiet
 
     def _frame(self, now: float, release_at: float | None = None) -> bool:
         """Prepare the frame of time ``now`` and send it (at ``release_at``, when given); True
