@@ -81,6 +81,32 @@ def test_pixels_render_and_detect_every_picture(tmp_path: Path) -> None:
     assert greeted is not None and greeted - 5 <= 3.0, greeted
 
 
+def _greeting_s(tmp_path: Path, leaves_at: float) -> tuple[float, str]:
+    """How long the greeting of a person who comes at 20 s (in the picture's edge) and leaves at
+    ``leaves_at`` lasts, from the behaviour's start to the next one's, and the clip it played."""
+    personality = tmp_path / "eyes.yaml"
+    personality.write_text(f"extends: {REPO / 'trees' / 'default.yaml'}\nname: eyes\n")
+    script = ("- {at: 20, face: alice, bearing_deg: 20, distance_m: 0.6, height_m: 0.25}\n"
+              f"- {{at: {leaves_at}, face_leaves: alice}}\n")
+    timeline = run_virtual(simulate(personality, [REPO / "resources"], hours=50 / 3600, seed=3, progress=False,
+                                    script=parse_script(script), eyes="sight")).as_dict()["timeline"]
+    behaviours = [e for e in timeline if e["kind"] == "behaviour" and e["t"] >= 20]
+    i = next(i for i, e in enumerate(behaviours) if e["name"] == "AcknowledgeFace")
+    start, end = behaviours[i]["t"], behaviours[i + 1]["t"]
+    clips = [e["name"] for e in timeline if e["kind"] == "clip" and start <= e["t"] < end]
+    return end - start, ",".join(clips)
+
+
+def test_a_greeting_plays_out_when_the_face_is_lost_while_it_plays(tmp_path: Path) -> None:
+    # She steps out of sight a second after she came: the vision loses her face while the robot
+    # greets her, and the greeting goes on as if she had stayed (it is under way; only its start
+    # needed a new face), not cut off for a look at where she was.
+    stays, clips = _greeting_s(tmp_path, 45)
+    leaves, clips_leaving = _greeting_s(tmp_path, 21)
+    assert "greetface" in clips, clips
+    assert clips_leaving == clips and abs(leaves - stays) < 0.5, (stays, leaves, clips, clips_leaving)
+
+
 def test_a_person_close_in_front_is_seen_whatever_the_idle_was_doing() -> None:
     # close in front (0.5 m): in the picture only with the head tilted up, so the idle must not
     # leave the head down for long; arrivals at odd moments of the idle, each answered within 30 s
