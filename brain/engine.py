@@ -111,12 +111,7 @@ class Brain:
             None, rate_hz=heartbeat_hz, mood=self.ctx.mood, describe=self._describe, explain=self._explain,
             hazard=lambda: self.safety.hazard, clock=loop.time,
         )
-        # Beats on the frame ticks, so that one wake-up serves the beat, the frame and the input;
-        # when a beat spans whole frames, the controller prepares the frames between two of them
-        # a read ahead (see driver.animation.controller, "Frames a read ahead").
-        beat_slots = self.heartbeat.period * FPS
-        if abs(beat_slots - round(beat_slots)) < 1e-6:
-            controller.beat_every = max(1, round(beat_slots))
+        self._fit_beats()
         self.heartbeat.align = controller.next_beat_after
         self.heartbeat.before_beat = robot.poll_input
         self.heartbeat.subscribe("events", self._on_events)
@@ -241,6 +236,23 @@ class Brain:
                 anims.set_face_expression("sleepy" if self._tired else "neutral")
             except Exception as exc:  # a face is not worth a beat
                 log.debug("no tired face: %s", exc)
+
+    def set_rate(self, rate_hz: float) -> None:
+        """Beat ``rate_hz`` times a second from the next beat on (a re-read config's ``heartbeat_hz``)."""
+        self.heartbeat.set_rate(rate_hz)
+        self._fit_beats()
+
+    def _fit_beats(self) -> None:
+        """Tell the animation controller how many frame slots a beat spans.
+
+        Beats come on the frame ticks, so that one wake-up serves the beat, the frame and the input;
+        when a beat spans whole frames, the controller prepares the frames between two of them a
+        read ahead (see :mod:`driver.animation.controller`, "Frames a read ahead"), and must never
+        prepare one past a beat: at another rate the count changes, and at one that spans no
+        whole number of frames there is none to keep to.
+        """
+        slots = self.heartbeat.period * FPS
+        self.controller.beat_on(round(slots) if abs(slots - round(slots)) < 1e-6 else 1)
 
     def _day(self, now: float) -> list[ev.RobotEvent]:
         """Read the day clock; keep the robot quiet (sounds and wheels held) during quiet hours.

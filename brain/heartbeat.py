@@ -189,7 +189,8 @@ class Heartbeat:
         return 1.0 / self.period
 
     def set_rate(self, rate_hz: float) -> None:
-        """Change the beat rate; a running :meth:`run` starts a new schedule after the next beat."""
+        """Change the beat rate; a running :meth:`run` starts a new schedule after the next beat.
+        (A brain's beats are its animation clock's too: :meth:`brain.engine.Brain.set_rate` tells both.)"""
         if rate_hz <= 0:
             raise ValueError("heartbeat rate must be positive")
         self.period = 1.0 / rate_hz

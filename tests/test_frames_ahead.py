@@ -63,7 +63,7 @@ async def _session(beat_every: int, work: Callable[[AnimationController], Any], 
     sim.add_message_listener(lambda msg: arrived.append(loop.time())
                              if type(msg).__name__ in ("OutputAudio", "OutputSilence") else None)
     ctl = AnimationController(robot, seed=3)
-    ctl.beat_every = beat_every
+    ctl.beat_on(beat_every)
     ctl.idle.still = True
     try:
         await asyncio.sleep(0.5)  # the robot at rest
@@ -150,7 +150,7 @@ def test_a_clip_played_at_a_beat_starts_on_a_frame_prepared_after_it() -> None:
         sim.add_message_listener(lambda msg: starts.append(loop.time())
                                  if type(msg).__name__ == "StartAnimation" else None)
         ctl = AnimationController(robot, seed=3)
-        ctl.beat_every = beat_every
+        ctl.beat_on(beat_every)
         ctl.idle_silence = True  # a frame every slot
         played: list[float] = []
 
@@ -218,7 +218,7 @@ def test_the_beats_keep_to_every_third_slot_from_the_first_one() -> None:
         robot = Robot("127.0.0.1", 5553)
         await robot.connect(open_link=net.open_link)
         ctl = AnimationController(robot, seed=1)
-        ctl.beat_every = 3
+        ctl.beat_on(3)
         try:
             ctl.start()
             loop = asyncio.get_running_loop()

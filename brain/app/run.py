@@ -446,7 +446,7 @@ class Daemon:
             logging.getLogger().setLevel(new.log_level)
             applied.append(f"logging.level {new.log_level}")
         if "heartbeat_hz" in changed:
-            brain.heartbeat.set_rate(new.heartbeat_hz)
+            brain.set_rate(new.heartbeat_hz)
             applied.append(f"heartbeat_hz {new.heartbeat_hz:g}")
         if "personality" in changed:
             brain.personality_path = new.personality

@@ -231,7 +231,7 @@ class AnimationController(ClipQueue):
         self._stats = ControllerStats()
         self.locks = TrackLocks()
         #: the heartbeat beats every this many frame slots, on the slots :meth:`next_beat_after`
-        #: gives (1: no beats to keep to; see "Frames a read ahead")
+        #: gives (1: no beats to keep to; see "Frames a read ahead"); set by :meth:`beat_on`
         self.beat_every = 1
         self._beat_phase: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -304,6 +304,12 @@ class AnimationController(ClipQueue):
         if self._dozing or self._reads_ahead():
             t += (STILL_READ_GAP_S if self.robot.still else DOZING_READ_GAP_S) - _TICK_GAP_S
         return self.next_tick_after(t)
+
+    def beat_on(self, every: int) -> None:
+        """Beats come every ``every`` frame slots from now on (1: none to keep to). A heartbeat
+        at a new rate starts its schedule at the slot :meth:`next_beat_after` gives, so the beats
+        keep to the new count from there."""
+        self.beat_every = max(1, int(every))
 
     def next_beat_after(self, t: float) -> float:
         """Loop time of the first frame tick more than 2 ms after ``t`` on a beat's slot: the
