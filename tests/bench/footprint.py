@@ -1,7 +1,7 @@
 """Benchmark: what the idle daemon costs a small computer, beside PyCozmo's Client, in one run.
 
-Two clients, one after the other, each against its own simulated Cozmo (``python -m brain sim``
-in a process of its own, on a port of its own):
+Two clients, one after the other (or both at once, ``--together``), each against its own
+simulated Cozmo (``python -m brain sim`` in a process of its own, on a port of its own):
 
 - ``ours``:     the daemon, ``python -m brain run --robot 127.0.0.1:PORT --no-vision`` with the
   default personality (config.yaml's), as a user starts it, with the camera off as PyCozmo's
@@ -19,8 +19,14 @@ process sleeps and wakes shows too, summed over its threads (``/proc/PID/task/*/
 ``wakes/s`` the voluntary context switches (a thread that waited, on a timer, a socket or a lock,
 and woke), ``preempted/s`` the involuntary ones (a thread taken off its CPU while it wanted to run).
 
+One after the other, each client meets the machine of its own minute: on a shared or virtual
+machine whose speed drifts by a fifth from one minute to the next, that drift is in the ratio.
+``--together`` runs both clients at once and reads both over the same window, so what the machine
+does to one it does to the other; the two use a few percent of a core between them, so neither
+takes the other's time. Either way the ratio is of the same figures.
+
 Run: ``python tests/bench/footprint.py [--seconds 60] [--warmup 5] [--only ours|pycozmo] [--vision]
-[--json FILE] [-- EXTRA RUN ARGS]``. Anything after ``--`` is added to the daemon's command line
+[--together] [--json FILE] [-- EXTRA RUN ARGS]``. Anything after ``--`` is added to the daemon's command line
 (``-- --personality trees/sleepy.yaml``). The targets (our CPU ≤ 0.5× PyCozmo's, our RSS ≤ 60 MB)
 are checked and printed; the exit code is 0 either way unless a client failed.
 """
@@ -146,23 +152,32 @@ def _kb(value: str) -> float:
     return float(value.split()[0])
 
 
-def measure(proc: Proc, warmup: float, seconds: float) -> Figures:
-    """CPU and RSS of ``proc`` over ``seconds``, after ``warmup``; the process must live throughout."""
+def measure(procs: list[Proc], warmup: float, seconds: float) -> list[Figures]:
+    """CPU and RSS of each of ``procs`` over the same ``seconds``, after ``warmup``; they must live throughout."""
     time.sleep(warmup)
-    pid = proc.p.pid
-    if proc.p.poll() is not None:
-        raise RuntimeError(f"{proc.name} exited during the warm-up:\n" + "\n".join(proc.lines[-30:]))
-    t0, c0, (v0, i0) = time.monotonic(), cpu_ticks(pid), context_switches(pid)
+
+    def check(when: str) -> None:
+        for proc in procs:
+            if proc.p.poll() is not None:
+                raise RuntimeError(f"{proc.name} exited during the {when}:\n" + "\n".join(proc.lines[-30:]))
+
+    check("warm-up")
+    t0 = time.monotonic()
+    start = [(cpu_ticks(proc.p.pid), context_switches(proc.p.pid)) for proc in procs]
     end = t0 + seconds
     while (left := end - time.monotonic()) > 0:
         time.sleep(min(left, 1.0))
-        if proc.p.poll() is not None:
-            raise RuntimeError(f"{proc.name} exited during the measurement:\n" + "\n".join(proc.lines[-30:]))
-    t1, c1, (v1, i1) = time.monotonic(), cpu_ticks(pid), context_switches(pid)
-    st = status(pid)
-    span = t1 - t0
-    return Figures(proc.name, span, 100.0 * (c1 - c0) / CLK_TCK / span, _kb(st["VmRSS"]) / 1024.0,
-                   _kb(st["VmHWM"]) / 1024.0, int(st["Threads"]), (v1 - v0) / span, (i1 - i0) / span)
+        check("measurement")
+    t1 = time.monotonic()
+    figures = []
+    for proc, (c0, (v0, i0)) in zip(procs, start, strict=True):
+        pid = proc.p.pid
+        c1, (v1, i1) = cpu_ticks(pid), context_switches(pid)
+        st = status(pid)
+        span = t1 - t0
+        figures.append(Figures(proc.name, span, 100.0 * (c1 - c0) / CLK_TCK / span, _kb(st["VmRSS"]) / 1024.0,
+                               _kb(st["VmHWM"]) / 1024.0, int(st["Threads"]), (v1 - v0) / span, (i1 - i0) / span))
+    return figures
 
 
 def start_sim(name: str) -> tuple[Proc, int]:
@@ -172,32 +187,55 @@ def start_sim(name: str) -> tuple[Proc, int]:
     return sim, port
 
 
-def run_ours(args: argparse.Namespace) -> Figures:
+def start_ours(args: argparse.Namespace) -> tuple[Proc, Proc]:
+    """Our daemon against a simulator of its own, once it runs; returns it and the simulator."""
     sim, port = start_sim("ours")
-    daemon = None
     try:
         vision = [] if args.vision else ["--no-vision"]
         daemon = Proc("ours", [sys.executable, "-m", "brain", "run", "--robot", f"127.0.0.1:{port}", *vision,
                                *args.extra])
-        daemon.wait_for(re.compile(r"cozmo_brain: running "), 60)
-        return measure(daemon, args.warmup, args.seconds)
-    finally:
-        if daemon is not None:
+        try:
+            daemon.wait_for(re.compile(r"cozmo_brain: running "), 60)
+        except BaseException:
             daemon.stop()
+            raise
+    except BaseException:
         sim.stop()
+        raise
+    return daemon, sim
 
 
-def run_pycozmo(args: argparse.Namespace) -> Figures:
+def start_pycozmo(args: argparse.Namespace) -> tuple[Proc, Proc]:
+    """PyCozmo's client against a simulator of its own, once it is ready; returns it and the simulator."""
     sim, port = start_sim("pycozmo")
-    client = None
     try:
-        client = Proc("pycozmo", [sys.executable, str(Path(__file__).resolve()), "pycozmo-client", f"127.0.0.1:{port}"])
-        client.wait_for(re.compile(r"^ready$"), 60)
-        return measure(client, args.warmup, args.seconds)
-    finally:
-        if client is not None:
+        client = Proc("pycozmo", [sys.executable, str(Path(__file__).resolve()), "pycozmo-client",
+                                  f"127.0.0.1:{port}"])
+        try:
+            client.wait_for(re.compile(r"^ready$"), 60)
+        except BaseException:
             client.stop()
+            raise
+    except BaseException:
         sim.stop()
+        raise
+    return client, sim
+
+
+STARTERS = {"ours": start_ours, "pycozmo": start_pycozmo}
+
+
+def run_clients(names: list[str], args: argparse.Namespace) -> list[Figures]:
+    """Start the clients named (each with its simulator), measure them over one window, stop them."""
+    started: list[tuple[Proc, Proc]] = []
+    try:
+        for name in names:
+            started.append(STARTERS[name](args))
+        return measure([client for client, _ in started], args.warmup, args.seconds)
+    finally:
+        for client, sim in started:
+            client.stop()
+            sim.stop()
 
 
 def pycozmo_client(address: str) -> int:
@@ -257,13 +295,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", choices=("ours", "pycozmo"), help="measure one client only")
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
     ap.add_argument("--vision", action="store_true", help="our daemon with its camera and vision on (run's default)")
+    ap.add_argument("--together", action="store_true",
+                    help="run both clients at once and measure them over the same window (see the module docstring)")
     args = ap.parse_args(argv)
     args.extra = extra
+    names = [name for name in STARTERS if args.only in (None, name)]
     results: dict[str, Figures] = {}
-    for name, runner in (("ours", run_ours), ("pycozmo", run_pycozmo)):
-        if args.only in (None, name):
-            print(f"measuring {name} for {args.seconds:.0f} s (after {args.warmup:.0f} s of warm-up)...", flush=True)
-            results[name] = runner(args)
+    for group in [names] if args.together else [[name] for name in names]:
+        print(f"measuring {' and '.join(group)} for {args.seconds:.0f} s (after {args.warmup:.0f} s of warm-up)...",
+              flush=True)
+        results.update((f.name, f) for f in run_clients(group, args))
     for line in report(results):
         print(line)
     if args.json:
