@@ -50,7 +50,8 @@ Quiet idle frames
 
 Frames a read ahead
     With the heartbeat beating every :attr:`~AnimationController.beat_every` slots (the brain
-    sets 3: 10 Hz on the 30 fps slots, its beats aligned by :meth:`~AnimationController.next_beat_after`)
+    sets it with :meth:`~AnimationController.beat_on`, again at each new rate: 3 at 10 Hz on the
+    30 fps slots, its beats aligned by :meth:`~AnimationController.next_beat_after`)
     and the robot's input read on the clock, a streaming clock wakes only where it reads the input
     or a beat comes: while the robot moves every other slot, beside a still one every third, with
     the beats. In each wake-up it prepares the frame of that slot and those of the slots before
