@@ -216,6 +216,13 @@ def test_the_links_pings_and_acks_wait_for_the_next_read_and_share_its_wake_up()
 
     reads, timers = asyncio.run(main())
     assert len(timers) >= 4, timers  # pings at least
+    # A ping armed before the clock started may keep its time (re-arming within _REARM_S leaves a
+    # timer be): the timer wake-ups before the clock's third read are not counted. Of the rest, one
+    # may come alone on a loaded machine: a read that ran late reckons the next from its own time,
+    # and a deadline just after it may then be more than three slots before that read.
+    if len(reads) >= 3:
+        timers = [t for t in timers if t > reads[2]]
+    assert len(timers) >= 3, timers
     alone = [t for t in timers if not any(abs(t - r) < 0.001 for r in reads)]
     assert len(alone) <= 1, f"{len(alone)} of {len(timers)} link timer wake-ups away from a read: {alone}"
 
