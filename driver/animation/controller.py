@@ -319,11 +319,13 @@ class AnimationController(ClipQueue):
         from there, so that the frames prepared a read ahead never reach past a beat."""
         early = self._early
         k = math.floor((t + _TICK_GAP_S + early - self._t0) / FRAME_S) + 1
-        n = max(1, self.beat_every)
         if self._beat_phase is None:
-            self._beat_phase = k % n
-        k += (self._beat_phase - k) % n
-        return self._t0 + k * FRAME_S - early
+            self._beat_phase = k % self.beat_every
+        return self._t0 + self._beat_slot(k) * FRAME_S - early
+
+    def _beat_slot(self, k: int) -> int:
+        """The first beat's slot from slot ``k`` on (every :attr:`beat_every`-th from the phase)."""
+        return k + ((self._beat_phase or 0) - k) % self.beat_every
 
     def _reads_ahead(self) -> bool:
         """True when frames are prepared up to the next read (see "Frames a read ahead")."""
@@ -441,9 +443,7 @@ class AnimationController(ClipQueue):
         the next read's, or the next beat's after that frame when it comes first."""
         early = self._early
         read = round((self.next_read_after(now) + early - self._t0) / FRAME_S)
-        n, k = self.beat_every, self._k + 1
-        beat = k + ((self._beat_phase or 0) - k) % n
-        return min(read, beat)
+        return min(read, self._beat_slot(self._k + 1))
 
     def _batch(self, read_at: float) -> None:
         """Prepare the frame of this wake-up's slot (whose tick read the input at ``read_at``) and

@@ -189,32 +189,15 @@ def start_sim(name: str) -> tuple[Proc, int]:
     return sim, port
 
 
-def start_ours(args: argparse.Namespace) -> tuple[Proc, Proc]:
-    """Our daemon against a simulator of its own, once it runs; returns it and the simulator."""
-    sim, port = start_sim("ours")
+def start_client(name: str, argv: list[str], ready: str) -> tuple[Proc, Proc]:
+    """A client started by ``argv`` (where ``{port}`` is its simulator's port) against a simulator
+    of its own, once it printed a line matching ``ready``; returns it and the simulator (both
+    stopped again when it does not get there)."""
+    sim, port = start_sim(name)
     try:
-        vision = [] if args.vision else ["--no-vision"]
-        daemon = Proc("ours", [sys.executable, "-m", "brain", "run", "--robot", f"127.0.0.1:{port}", *vision,
-                               *args.extra])
+        client = Proc(name, [arg.replace("{port}", str(port)) for arg in argv])
         try:
-            daemon.wait_for(re.compile(r"cozmo_brain: running "), 60)
-        except BaseException:
-            daemon.stop()
-            raise
-    except BaseException:
-        sim.stop()
-        raise
-    return daemon, sim
-
-
-def start_pycozmo(args: argparse.Namespace) -> tuple[Proc, Proc]:
-    """PyCozmo's client against a simulator of its own, once it is ready; returns it and the simulator."""
-    sim, port = start_sim("pycozmo")
-    try:
-        client = Proc("pycozmo", [sys.executable, str(Path(__file__).resolve()), "pycozmo-client",
-                                  f"127.0.0.1:{port}"])
-        try:
-            client.wait_for(re.compile(r"^ready$"), 60)
+            client.wait_for(re.compile(ready), 60)
         except BaseException:
             client.stop()
             raise
@@ -222,6 +205,19 @@ def start_pycozmo(args: argparse.Namespace) -> tuple[Proc, Proc]:
         sim.stop()
         raise
     return client, sim
+
+
+def start_ours(args: argparse.Namespace) -> tuple[Proc, Proc]:
+    """Our daemon, as a user starts it, once it runs; returns it and its simulator."""
+    vision = [] if args.vision else ["--no-vision"]
+    return start_client("ours", [sys.executable, "-m", "brain", "run", "--robot", "127.0.0.1:{port}", *vision,
+                                 *args.extra], r"cozmo_brain: running ")
+
+
+def start_pycozmo(args: argparse.Namespace) -> tuple[Proc, Proc]:
+    """PyCozmo's client, once it is ready; returns it and its simulator."""
+    return start_client("pycozmo", [sys.executable, str(Path(__file__).resolve()), "pycozmo-client",
+                                    "127.0.0.1:{port}"], r"^ready$")
 
 
 STARTERS = {"ours": start_ours, "pycozmo": start_pycozmo}
