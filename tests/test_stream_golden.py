@@ -2,9 +2,12 @@
 
 Work that makes the daemon cheaper must not change what the robot shows: the face, its blinks,
 the animations, the sounds, the motors. The default personality runs for one simulated minute
-(seed 5) over the in-memory network, and every message the simulator takes in is listed as (ms
-after the first one, message name, a digest of its bytes). ``tests/data/stream_minute.txt``
-keeps how many of each message came, and a hash of each second's list; the test compares both.
+(seed 5) over the in-memory network, and every message the simulator acts on is listed as (ms
+after the first one, message name, a digest of its bytes): a message of the animation stream
+when the robot's audio clock plays it (hardware.md §4), which is what the robot shows and when,
+whenever it arrived; any other message (and an abort, which acts at once) as it arrives.
+``tests/data/stream_minute.txt`` keeps how many of each message came, and a hash of each
+second's list; the test compares both.
 
 A change meant to change the stream (a new behaviour, a different clip) records the new minute
 with ``COZMO_BRAIN_RECORD_STREAM=1 pytest tests/test_stream_golden.py``; the file's diff then
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.app.simulate import run_virtual, simulate
+from driver.animation.budget import ANIM_STREAM
 from driver.protocol.registry import encode_body
 
 from .conftest import REPO
@@ -34,7 +38,13 @@ def _minute() -> list[tuple[int, str, str]]:
 
     def watch(sim: Any) -> None:
         loop = asyncio.get_running_loop()
-        sim.add_message_listener(lambda msg: received.append((loop.time(), msg)))
+
+        def arrived(msg: Any) -> None:
+            if type(msg).__name__ not in ANIM_STREAM or type(msg).__name__ == "AbortAnimation":
+                received.append((loop.time(), msg))  # acted on as it arrives
+
+        sim.add_message_listener(arrived)
+        sim.add_played_listener(lambda msg: received.append((loop.time(), msg)))
 
     run_virtual(simulate(REPO / "trees" / "default.yaml", [REPO / "resources"], hours=1 / 60, seed=SEED,
                          progress=False, watch_sim=watch))

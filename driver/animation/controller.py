@@ -62,7 +62,7 @@ Frames a read ahead
     wakes a third fewer times while frames stream. What comes between (a dashboard request, a
     reload) takes effect at the next frame not yet prepared, a frame or two later. On the
     in-memory network of virtual-time runs, where what the robot says is heard as it arrives,
-    every frame is prepared at its own tick.
+    every frame is prepared at its own tick, after the beat due with it.
 
 Frame order
     Within a frame the controller sends StartAnimation (first frame of a clip), the keyframe
@@ -428,14 +428,15 @@ class AnimationController(ClipQueue):
         self._stats.max_late_ms = max(self._stats.max_late_ms, late * 1000.0)
         if ahead and now > due:
             self._stats.late_frames += 1
-        if self._reads_ahead():
-            # the frames after whatever else is due in this wake-up (the beat that shares it)
+        if ahead:
+            # the frames (one, unless they are prepared a read ahead) after whatever else is due
+            # in this wake-up: a clip the beat that shares it plays starts on the beat's slot
             self._handle = loop.call_soon(self._batch, now)
             return
-        quiet = self._prepare(due, release_at=due) if ahead else self._prepare(now)
+        quiet = self._prepare(now)  # release="loop": sent now
         self._k += 1
         if quiet and self.doze:
-            self._doze(due if ahead else now)
+            self._doze(now)
         self._handle = loop.call_at(self._t0 + self._k * FRAME_S - self._early, self._tick)
 
     def _next_wake(self, now: float) -> int:

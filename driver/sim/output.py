@@ -12,6 +12,7 @@ import asyncio
 import logging
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -90,6 +91,7 @@ class AnimationOutput:
     current_animation: int | None
 
     anim_buffer: AnimationBuffer
+    _played_listeners: list[Callable[[Any], None]]
 
     if TYPE_CHECKING:
         def send(self, msg: Any) -> None: ...  # noqa: D102
@@ -108,6 +110,8 @@ class AnimationOutput:
         """Play the frames the robot's audio clock has reached by loop time ``now``."""
         for frame in self.anim_buffer.due(now):
             for msg in frame:
+                for listener in tuple(self._played_listeners):
+                    listener(msg)
                 handler = getattr(self, f"_h_{type(msg).__name__}", None)
                 if handler is None:
                     continue

@@ -123,6 +123,7 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, MotionCommands, WorldEve
         self.current_animation: int | None = None
         self._message_listeners: list[Callable[[Any], None]] = []
         self._step_listeners: list[Callable[[Step], None]] = []
+        self._played_listeners: list[Callable[[Any], None]] = []
         self._sync_time = 0.0
         #: EnableAnimationState came on this connection: face, sound and keyframes are honoured.
         self.anim_ready = False
@@ -306,6 +307,12 @@ class SimulatedCozmo(AnimationOutput, MotorCalibration, MotionCommands, WorldEve
     def add_message_listener(self, listener: Callable[[Any], None]) -> Callable[[], None]:
         """Call ``listener(msg)`` for every message the simulated robot receives; returns the remover."""
         return _listen(self._message_listeners, listener)
+
+    def add_played_listener(self, listener: Callable[[Any], None]) -> Callable[[], None]:
+        """Call ``listener(msg)`` for every message of the animation stream when the robot's
+        audio clock plays it (hardware.md §4: what the robot shows, when it shows it; a message
+        listener hears it when it arrives); returns the remover."""
+        return _listen(self._played_listeners, listener)
 
     def add_step_listener(self, listener: Callable[[Step], None]) -> Callable[[], None]:
         """Call ``listener(step)`` before every scripted or requested step runs; returns the remover."""
