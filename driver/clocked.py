@@ -41,8 +41,10 @@ class ClockedFrames(Protocol):
         follows it with :meth:`end_frame` (in a ``finally``)."""
         ...
 
-    def end_frame(self, at: float) -> None:
-        """End the frame :meth:`begin_frame` started: it goes on the wire at loop time ``at``."""
+    def end_frame(self, at: float, *, early: bool = False) -> None:
+        """End the frame :meth:`begin_frame` started: it goes on the wire at loop time ``at``, or
+        with ``early`` as soon as the frames before it went (a frame the robot keeps in its
+        buffer until its audio clock comes to it)."""
         ...
 
     def flush(self) -> None:

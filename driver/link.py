@@ -365,20 +365,33 @@ class Link(ClockedInput, asyncio.DatagramProtocol):
             raise LinkError("frame_at blocks do not nest")
         self._capture = []
 
-    def end_frame(self, at: float) -> None:
-        """End the frame :meth:`begin_frame` started: it goes out at loop time ``at``."""
+    def end_frame(self, at: float, *, early: bool = False) -> None:
+        """End the frame :meth:`begin_frame` started: it goes out at loop time ``at``.
+
+        ``early``: the frame may go before ``at``, as soon as the frames staged before it went:
+        from the loop at once when none waits, else right behind the last one, in the release
+        thread's same wake-up. For a frame the robot keeps in its buffer until its own audio
+        clock comes to it (a frame of an animation it has open, hardware.md §4), the time it
+        arrives changes nothing it shows, and neither thread wakes for it.
+        """
         captured = self._capture
         self._capture = None
         if captured is not None:
-            self._stage(captured, at)
+            self._stage(captured, at, early)
 
-    def _stage(self, packets: list[RawPacket], at: float) -> None:
+    def _stage(self, packets: list[RawPacket], at: float, early: bool = False) -> None:
         loop = self._loop
         if loop is None or not packets:
             return
         self._take_released()
         now = loop.time()
-        clock = self._release_clock() if self.session.state is _LINKSTATE_CONNECTED else None
+        connected = self.session.state is _LINKSTATE_CONNECTED
+        if early:
+            behind = self.session.pending_until
+            at = now if behind is None else max(now, behind)
+            # nothing waits: the loop sends it now; else the thread sends it after what waits
+            connected = connected and behind is not None
+        clock = self._release_clock() if connected else None
         stage = self.session.stage_frame(packets, at, now, external=clock is not None)
         if self._flush_handle is not None:
             self._flush_handle.cancel()

@@ -258,13 +258,14 @@ class DirectLink(Link):
         self._drop_outbox()
         super().close()
 
-    def _stage(self, packets: list[RawPacket], at: float) -> None:
+    def _stage(self, packets: list[RawPacket], at: float, early: bool = False) -> None:
         loop = self._loop
         if not packets or loop is None or self.session.state is not _CONNECTED:
-            super()._stage(packets, at)
+            super()._stage(packets, at, early)
             return
         outbox = self._outbox
-        at = max(at, loop.time(), outbox[-1][0] if outbox else -math.inf)
+        now = loop.time()
+        at = max(now if early else at, now, outbox[-1][0] if outbox else -math.inf)
         outbox.append((at, list(packets)))
         if not self.clocked:
             self._arm_release()

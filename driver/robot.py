@@ -552,12 +552,13 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         link.begin_frame()
         self._framing = link
 
-    def end_frame(self, at: float) -> None:
+    def end_frame(self, at: float, *, early: bool = False) -> None:
         """Send the frame :meth:`begin_frame` started (on the link it started on), on the wire
-        at loop time ``at``."""
+        at loop time ``at`` (``early``: as soon as the frames before it went; see
+        :meth:`driver.link.Link.end_frame`)."""
         link, self._framing = self._framing, None
         if link is not None:
-            link.end_frame(at)
+            link.end_frame(at, early=early)
 
     def flush(self) -> None:
         """Put what was sent so far on the wire now rather than on the event loop's next turn."""

@@ -349,6 +349,7 @@ def test_both_release_modes_stream_a_steady_30_fps_to_the_simulator(release: str
         relay = StampingRelay(sim.address)
         robot = Robot(*relay.address, lost_after=2.0)
         ctl = AnimationController(robot, seed=1, release=release)
+        ctl.stream_ahead = False  # every frame at its time: the clock's precision is the subject
         stall = [0.0]
         watch = asyncio.ensure_future(_longest_stall(stall))
         try:
@@ -479,6 +480,7 @@ def test_the_in_memory_network_streams_clocked_frames_from_the_loop() -> None:
         sim.add_message_listener(lambda msg: arrivals.append(loop.time())
                                  if type(msg).__name__ in ("OutputAudio", "OutputSilence") else None)
         ctl = AnimationController(robot, seed=1)  # release="thread": the link has no thread to give
+        ctl.stream_ahead = False  # every frame at its time (test_stream_ahead.py: the clip's go early)
         try:
             pb = ctl.play(Clip("c", head_angle=(HeadAngle(0, 300, 20),)))
             await pb

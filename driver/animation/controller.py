@@ -64,6 +64,15 @@ Frames a read ahead
     in-memory network of virtual-time runs, where what the robot says is heard as it arrives,
     every frame is prepared at its own tick, after the beat due with it.
 
+Frames ahead of their time
+    A robot keeps a frame of an animation it has open in its buffer until its audio clock comes
+    to it, but shows a face image outside one at once (hardware.md §4). So the frame that opens
+    an animation and every frame outside one go at their time, and the frames after the opening
+    one leave as soon as they are prepared (``end_frame(..., early=True)``), as Anki's engine
+    streamed them: the robot plays them on the same ticks (each reached it before its tick
+    anyway: its clock runs a little slower than 30 fps) and the release thread does not wake for
+    them. ``stream_ahead = False`` releases every frame at its time.
+
 Frame order
     Within a frame the controller sends StartAnimation (first frame of a clip), the keyframe
     packets, the face image, then the audio packet, which closes the frame; after a clip's last
@@ -229,6 +238,9 @@ class AnimationController(ClipQueue):
         self.idle_silence = idle_silence
         #: resend an unchanged face image this often (the robot blanks after 30 s without one)
         self.display_refresh_s = DISPLAY_REFRESH_S
+        #: send the frames of an animation the robot has open as soon as they are prepared
+        #: (see "Frames ahead of their time"); False releases every frame at its time
+        self.stream_ahead = True
         self._stats = ControllerStats()
         self.locks = TrackLocks()
         #: the heartbeat beats every this many frame slots, on the slots :meth:`next_beat_after`
@@ -493,6 +505,9 @@ class AnimationController(ClipQueue):
         audio: bytes | None = None
         face: FaceParams | bytes | None = None
         clip_face = False
+        # a frame of an animation the robot has open already waits in its buffer for its audio
+        # clock: it may go ahead of its time (see "Frames ahead of their time")
+        early = self._active is not None and self.stream_ahead
         if self._active is None and self._queue:
             self._begin(self._queue.popleft(), out, now)
         act = self._active
@@ -541,7 +556,7 @@ class AnimationController(ClipQueue):
                     self._complete(act, now)
             finally:
                 if release_at is not None:
-                    robot.end_frame(release_at)
+                    robot.end_frame(release_at, early=early)
             if release_at is None:
                 # Put the frame on the wire now rather than on the loop's next turn, where other
                 # ready tasks could hold it back.

@@ -222,6 +222,11 @@ class Session:
         return bool(stages)
 
     @property
+    def pending_until(self) -> float | None:
+        """The release time of the last clocked frame still waiting for its time (None: none waits)."""
+        return self._stages[-1].at if self.stages_pending else None
+
+    @property
     def ack(self) -> int:
         """What this end acknowledges: the peer's last sequence number received in order."""
         return self._recv.last_in_order

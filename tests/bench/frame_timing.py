@@ -17,6 +17,13 @@ work the way a brain would:
 For each scenario it prints p50/p99/max of |period − 33.33 ms| between consecutive arrivals and
 the frames missed (the controller's count, and gaps > 1.5 periods seen by the robot).
 
+What is timed is the release clock, which the frames outside an animation (the idle face, whose
+image a robot shows at once) and each animation's first frame rely on: every frame is released at
+its time here. The daemon sends the later frames of an animation ahead, as they are prepared
+(the robot keeps them in its buffer until its audio clock comes to them, hardware.md §4; see the
+controller's "Frames ahead of their time"); ``--stream-ahead`` does that too, and the clips'
+frames then come in bursts by design.
+
 Frames are prepared on the event loop ``--lead-ms`` early and released by the link's release
 thread at the exact time (``--release thread``, the default), or sent from the loop when due
 (``--release loop``, the previous design). ``--switch-interval-ms`` sets the interpreter's thread
@@ -249,6 +256,7 @@ async def _scenario(kind: str, port: int, conn: Connection, seconds: float, args
                               release_cpu=args.release_cpu if args.release_cpu >= 0 else None,
                               wake_early_s=args.wake_early_ms / 1000.0,
                               idle_silence=True)  # a steady stream: every slot has a frame to time
+    ctl.stream_ahead = args.stream_ahead
     ctl.start()
     brain = _make_brain(robot, ctl) if kind == "brain" else None
     await asyncio.sleep(0.5)  # settle
@@ -322,6 +330,9 @@ def main() -> int:
                         help="SCHED_FIFO priority of the simulator's process (default 20; 0: normal)")
     parser.add_argument("--wake-early-ms", type=float, default=0.0,
                         help="release=loop: wake this early and spin to the exact frame time (default off)")
+    parser.add_argument("--stream-ahead", action="store_true",
+                        help="send a clip's frames after its first as soon as they are prepared, as the daemon "
+                             "does (default: every frame at its time, the release clock being what is measured)")
     args = parser.parse_args()
     kinds = [k.strip() for k in args.scenarios.split(",") if k.strip()]
     for k in kinds:
