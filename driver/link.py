@@ -385,13 +385,13 @@ class Link(ClockedInput, asyncio.DatagramProtocol):
             return
         self._take_released()
         now = loop.time()
-        connected = self.session.state is _LINKSTATE_CONNECTED
+        by_thread = self.session.state is _LINKSTATE_CONNECTED
         if early:
             behind = self.session.pending_until
             at = now if behind is None else max(now, behind)
             # nothing waits: the loop sends it now; else the thread sends it after what waits
-            connected = connected and behind is not None
-        clock = self._release_clock() if connected else None
+            by_thread = by_thread and behind is not None
+        clock = self._release_clock() if by_thread else None
         stage = self.session.stage_frame(packets, at, now, external=clock is not None)
         if self._flush_handle is not None:
             self._flush_handle.cancel()
