@@ -6,6 +6,9 @@ its right and it follows (she walks there, seen on the way); a ball rolls in fro
 pounces; she leaves, and after a while alone it searches again. The personality is the default
 one with shorter waits for being alone (a file that extends it), so the test takes a minute, not
 many. It runs on a clean link and again with a tenth of the datagrams lost each way.
+
+The step aside runs once more in virtual time, with four datagrams in ten lost while she walks:
+most camera frames of her walk never arrive, yet the robot keeps her as the face it follows.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from driver.sim.server import SimulatedCozmo
 
 from .conftest import REPO, run
 from .daemon_harness import RESOURCES, Daemon, start
+from .virtual_daemon import VirtualDaemon, run_on_virtual_clock, start_virtual
 
 pytestmark = pytest.mark.e2e
 
@@ -33,13 +37,13 @@ def _bearing_deg(sim: SimulatedCozmo, name: str) -> float:
     return math.degrees(math.atan2(math.sin(world - b.angle_rad), math.cos(world - b.angle_rad)))
 
 
-def _step(d: Daemon, text: str) -> float:
+def _step(d: Daemon | VirtualDaemon, text: str) -> float:
     (step,) = parse_script(f"- {text}\n")
     d.sim.run_step(step)
     return d.now()
 
 
-async def _facing(d: Daemon, name: str, within_deg: float, timeout: float) -> None:
+async def _facing(d: Daemon | VirtualDaemon, name: str, within_deg: float, timeout: float) -> None:
     loop = asyncio.get_running_loop()
     since = loop.time()
     deadline = since + timeout
@@ -101,3 +105,38 @@ def test_it_finds_greets_follows_and_misses_a_person_and_pounces_on_a_ball(tmp_p
             await d.close()
 
     run(body(), timeout=280)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_person_stepping_aside_is_followed_when_most_frames_of_her_walk_are_lost(tmp_path: Path, seed: int) -> None:
+    """Four datagrams in ten lost each way while she walks 30° aside: nearly nine frames in ten of
+    her walk never arrive whole (a frame is four datagrams), and the few that do find her far from
+    where a look at her last place would search. The robot still follows her as the face it greets
+    (no search for people) and faces her again within a few seconds. Without the tracker's
+    velocity, its reach that grows while a face is unseen and the whole-picture look after a missed
+    one, she is lost in seeds 1, 4 and 5 and found only by the search for people 12 s later."""
+    pytest.importorskip("skimage", reason="the face photographs come from scikit-image ([test] extra)")
+    (tmp_path / "eyes.yaml").write_text(
+        f"extends: {REPO / 'trees' / 'default.yaml'}\nname: eyes\n"
+        "parameters: {alone_after_s: 12, search_cooldown_s: 5}\n")
+
+    async def body() -> None:
+        d = await start_virtual(tmp_path, "--personality", "eyes.yaml", "--resources", str(RESOURCES),
+                                "--seed", str(seed), vision=True)
+        try:
+            await d.line(r"vision on")
+            _step(d, "{at: 0, face: alice, bearing_deg: 40, distance_m: 0.6, height_m: 0.25}")
+            await d.line(r"AcknowledgeFace > follow the face > greeting", timeout=90)
+            await _facing(d, "alice", 10, timeout=10)
+            heading = math.degrees(d.sim.body.angle_rad)
+            d.sim.faults.reseed(seed)
+            d.sim.faults.loss = 0.4
+            moved = _step(d, "{at: 0, face: alice, bearing_deg: -30}")
+            await _facing(d, "alice", 10, timeout=8)
+            assert abs(math.degrees(d.sim.body.angle_rad) - heading) > 12
+            assert not d.lines(r"FindFaces", after=moved), d.text[-3000:]
+        finally:
+            d.sim.faults.loss = 0.0
+            await d.close()
+
+    run_on_virtual_clock(body(), timeout=120)

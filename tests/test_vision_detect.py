@@ -202,10 +202,10 @@ def test_a_face_keeps_its_id_while_the_robot_turns_and_the_picture_jumps() -> No
 
     turning = FaceTracker(shift=shift)
     blind = FaceTracker()
-    jump = CAM.fx * math.tan(math.radians(15))
-    for i in range(5):  # the body turns left 15° a frame: a still face jumps 77 px right each time
+    jump = CAM.fx * math.tan(math.radians(25))
+    for i in range(5):  # the body turns left 25° a frame: a still face jumps 135 px right each time
         box = _box(20 + jump * i, 120, 50)
-        turning.update([box], 0.1 * i, view=(0.0, math.radians(15) * i))
+        turning.update([box], 0.1 * i, view=(0.0, math.radians(25) * i))
         blind.update([box], 0.1 * i)
     assert list(turning.tracks) == [1] and turning.tracks[1].hits == 5
     assert turning.tracks[1].box.center[0] == pytest.approx(20 + jump * 4)
@@ -244,6 +244,21 @@ def test_a_single_detection_is_only_a_glimpse_and_far_jumps_are_new_faces() -> N
     assert changes.seen == [] and len(tracker.tracks) == 2
     changes = tracker.update([_box(100, 100, 200)], 1.3)  # over three times the size: someone else
     assert len(tracker.tracks) == 3
+
+
+def test_a_face_found_far_from_where_it_was_after_frames_went_missing_is_the_same_face() -> None:
+    tracker = FaceTracker(lost_after_s=1.0)
+    tracker.update([_box(100, 100)], 0.0)
+    (seen,) = tracker.update([_box(104, 100)], 0.1).seen
+    # she steps aside at walking pace (some 280 px a second here); the frames of 0.4 s of her walk
+    # are lost: the next look finds her 2.3 widths away, farther than two frames apart allow
+    changes = tracker.update([_box(244, 100)], 0.6)
+    assert [t.face_id for t in changes.updated] == [seen.face_id] and changes.seen == []
+    # but no farther than a walk takes her in the time: 0.1 s later (a reach of 1.5 widths and
+    # 30 px), 150 px from where she is followed (smoothed: half-way, at 173) is someone else
+    assert tracker.tracks[seen.face_id].box.center[0] == pytest.approx(173, abs=1)
+    changes = tracker.update([_box(23, 100)], 0.7)
+    assert changes.updated == [] and len(tracker.tracks) == 2
 
 
 def test_a_weak_detection_counts_only_once_a_sure_one_confirms_it_and_alone_is_never_glimpsed() -> None:

@@ -56,6 +56,11 @@ class NetworkFaults:
             raise ValueError("latency and jitter must not be negative")
         self._rng = random.Random(self.seed)
 
+    def reseed(self, seed: int | None) -> None:
+        """Start the random source over from ``seed``: the same losses from this moment on, run after run."""
+        self.seed = seed
+        self._rng = random.Random(seed)
+
     @property
     def active(self) -> bool:
         """True when any impairment is switched on."""

@@ -2,8 +2,9 @@
 
 A detector only says "a face here" in one frame; behaviours want "Alice is still there, a little
 to the left" and "she has gone". :class:`FaceTracker` links each frame's detections to the faces
-it already follows (nearest centre, within a distance relative to the face's size, and a
-plausible change of size), smooths each face's box, and says what changed:
+it already follows (nearest centre, within a distance relative to the face's size that grows with
+the time since the face was last detected, and a plausible change of size), smooths each face's
+box, and says what changed:
 
 * a face becomes **seen** once it was detected ``confirm_hits`` times (2 by default, as Anki's
   engine asked of its face library: a single frame's detection is often a false one), at least
@@ -20,6 +21,12 @@ plausible change of size), smooths each face's box, and says what changed:
 * a face detected fewer than ``confirm_hits`` times before it expired was only **glimpsed**: too
   little to announce, but worth a look where it was (someone passing while the robot turned);
   one only ever detected weakly expires without a word.
+
+A face may move far between two detections: someone stepping aside at walking pace crosses the
+picture in about a second, and the frames of her walk can be lost on the link or skipped by a busy
+host. So the distance a detection may be from a face grows by ``reach_px_s`` for each second the
+face went undetected: the first look that finds her again, wherever she is by then, still finds
+the face the robot was following, not a stranger to be confirmed.
 
 When the robot turns its head or body between two frames, every face shifts in the picture.
 Each face keeps the viewpoint its box was seen from (``view``, anything the caller likes, e.g.
@@ -89,7 +96,7 @@ class FaceTracker:
     def __init__(self, *, lost_after_s: float = 1.0, lost_misses: int = 2, lost_unlooked_s: float | None = None,
                  confirm_hits: int = 2, smoothing: float = 0.5, match_distance: float = 1.5,
                  max_size_ratio: float = 1.8, weak_below: float = 0.0,
-                 shift: Callable[[Any, Any], tuple[float, float]] | None = None) -> None:
+                 shift: Callable[[Any, Any], tuple[float, float]] | None = None, reach_px_s: float = 300.0) -> None:
         if not 0.0 < smoothing <= 1.0:
             raise ValueError(f"smoothing must be in (0, 1], got {smoothing}")
         self.lost_after_s = lost_after_s
@@ -103,6 +110,10 @@ class FaceTracker:
         self.weak_below = weak_below
         #: (from view, to view) -> how far (dx, dy) in pixels the picture moves between them
         self.shift = shift
+        #: how much farther (px) a detection may be from a face for each second the face went
+        #: undetected: a person stepping aside at walking pace 0.6 m away (0.5 m/s, some 50° a
+        #: second: 250-300 px in a typical Cozmo's picture, 320 px wide)
+        self.reach_px_s = max(0.0, reach_px_s)
         self.tracks: dict[int, FaceTrack] = {}
         self._next_id = 1
 
@@ -117,15 +128,17 @@ class FaceTracker:
         self.tracks.clear()
         return TrackerChanges(lost=lost)
 
-    def _cost(self, track: FaceTrack, box: Box) -> float | None:
-        """How far a detection is from a track, in track widths; None when it cannot be the same face."""
+    def _cost(self, track: FaceTrack, box: Box, t: float) -> float | None:
+        """How far a detection at time ``t`` is from a track, in track widths; None when it cannot
+        be the same face (farther than ``match_distance`` widths and the reach since it was seen)."""
         size = max(track.box.w, 1.0)
         ratio = box.w / size
         if not 1.0 / self.max_size_ratio <= ratio <= self.max_size_ratio:
             return None
         (ax, ay), (bx, by) = track.box.center, box.center
         d = math.hypot(ax - bx, ay - by) / size
-        return d if d <= self.match_distance else None
+        reach = self.match_distance + self.reach_px_s * max(0.0, t - track.last_seen_at) / size
+        return d if d <= reach else None
 
     def expected(self, track: FaceTrack, view: Any) -> Box:
         """Where ``track``'s face should be in a frame seen from ``view``."""
@@ -148,7 +161,7 @@ class FaceTracker:
             (cost, i, face_id)
             for i, box in enumerate(detections)
             for face_id, track in self.tracks.items()
-            if (cost := self._cost(track, box)) is not None
+            if (cost := self._cost(track, box, t)) is not None
         )
         used_dets: set[int] = set()
         used_tracks: set[int] = set()
