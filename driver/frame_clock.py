@@ -61,6 +61,12 @@ RELEASE_NAPS_S = 0.0
 FRAME_CLOCK_SWITCH_INTERVAL_S = 0.0002
 #: The longest of the release thread's naps near a frame's time.
 _NAP_S = 0.0002
+#: A stage due at most this long before the time the thread sleeps to is not rung for: it goes
+#: out that much late at most. The next frame of a stream is due at the very slot the thread sleeps
+#: to, but the two times are sums of floats and half the time the frame's came out a few
+#: nanoseconds earlier: the thread was rung for it, woke, and slept again to its time, 1.5 wake-ups
+#: a frame instead of one.
+_RING_SLACK_S = 0.0002
 #: Two frames at most this far apart are a stream: the thread then expects the next one a period
 #: later (a 30 fps stream's period is 33 ms; a clock that dozed sends after a longer pause).
 _EXPECT_GAP_MAX_S = 0.1
@@ -112,6 +118,10 @@ class ReleaseClock:
         self.realtime = False
         #: the CPU the thread is pinned to (None: any)
         self.cpu = cpu
+        #: how often the thread went to sleep (for a frame's time, the next slot, or until rung)
+        #: and woke: its own wake-ups, which the kernel's count of the thread's switches also
+        #: holds, along with every wait for the GIL or the session's guard on a busy machine
+        self.wakeups = 0
         self._sock = sock
         self._lock = lock
         self._loop = loop
@@ -142,7 +152,7 @@ class ReleaseClock:
         """
         self._queue.append(stage)
         until = self._asleep_until
-        if until is not None and stage.at - self._offset < until:
+        if until is not None and stage.at - self._offset < until - _RING_SLACK_S:
             self._ring()
 
     def close(self, timeout: float = 0.05) -> None:
@@ -168,6 +178,7 @@ class ReleaseClock:
             rest = until - time.monotonic()
             if rest > 0:
                 self._bell.acquire(True, -1 if rest == math.inf else rest)
+                self.wakeups += 1
         self._asleep_until = None
 
     def _run(self) -> None:
@@ -238,6 +249,7 @@ class ReleaseClock:
             if rest <= 0:
                 break
             time.sleep(rest if rest < _NAP_S else _NAP_S)
+            self.wakeups += 1
 
     def _raise_priority(self, priority: int) -> None:
         try:
