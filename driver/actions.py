@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 from .pending import Pending
 from .samples import RobotStateSample
@@ -72,6 +72,9 @@ class Action(Pending):
         self.started_at = loop.time()
         self._is_finished = is_finished
         self._timer = loop.call_later(timeout, self._timeout, timeout)
+        #: the message that started it, where sending it again is safe (an absolute target): the
+        #: robot sends it again when an animation that may have taken the motor meanwhile ends
+        self.command: Any = None
 
     @property
     def succeeded(self) -> bool:

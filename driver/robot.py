@@ -301,13 +301,20 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
             self.info.serial_number = int(msg.serial_number)
         self._resolve("body")
 
+    def _on_animation_ended(self, msg: Any) -> None:
+        # The animation's frames in the robot's buffer may have moved the head or lift after a
+        # command for them was sent (frames go ahead of their time; an abort can come late): the
+        # commands of their actions still under way go again, so those end where they were told.
+        for slot in ("head", "lift"):
+            action = self._actions.get(slot)
+            if action is not None and action.command is not None and not action.done():
+                self.send(action.command)
+        self._emit(ev.AnimationEnded(self._now(), anim_id=int(msg.anim_id)))
+
     def _on_ack(self, msg: Any) -> None:
         action = self._action_by_id.get(int(msg.action_id))
         if action is not None:
-            action._acknowledged()
-            if self.state is not None:
-                # Do not finish on the stale sample from before the motion began.
-                pass
+            action._acknowledged()  # not finished here: the state at hand is from before the motion
 
     def _on_path(self, msg: Any) -> None:
         states = {0: "started", 1: "interrupted", 2: "completed"}
@@ -350,7 +357,7 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         "FallingStopped": lambda self, msg: self._emit(ev.FallingStopped(
             self._now(), duration_ms=int(msg.duration_ms), impact_intensity=float(msg.impact_intensity))),
         "AnimationStarted": lambda self, msg: self._emit(ev.AnimationStarted(self._now(), anim_id=int(msg.anim_id))),
-        "AnimationEnded": lambda self, msg: self._emit(ev.AnimationEnded(self._now(), anim_id=int(msg.anim_id))),
+        "AnimationEnded": _on_animation_ended,
         "MotorCalibration": _on_motor_calibration,
         "AnimationState": lambda self, msg: self.anim_budget.played(
             int(msg.num_audio_frames_played), int(msg.num_anim_bytes_played), int(msg.client_drop_count)),
@@ -403,8 +410,9 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         aid = self._action_id()
         action = self._new_action("head", aid, timeout, lambda s: s.has(RobotStatus.HEAD_IN_POS)
                                   and abs(s.proprioception.head_angle_rad - target) < HEAD_ARRIVED_RAD)
-        self.send(m.SetHeadAngle(angle_rad=target, max_speed_rad_per_sec=max_speed,
-                                 accel_rad_per_sec2=accel, duration_sec=duration, action_id=aid))
+        action.command = m.SetHeadAngle(angle_rad=target, max_speed_rad_per_sec=max_speed,
+                                        accel_rad_per_sec2=accel, duration_sec=duration, action_id=aid)
+        self.send(action.command)
         return action
 
     def set_lift_height(self, height_mm: float, *, max_speed: float = 3.0, accel: float = 20.0,
@@ -414,8 +422,9 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         aid = self._action_id()
         action = self._new_action("lift", aid, timeout, lambda s: s.has(RobotStatus.LIFT_IN_POS)
                                   and abs(s.proprioception.lift_height_mm - target) < LIFT_ARRIVED_MM)
-        self.send(m.SetLiftHeight(height_mm=target, max_speed_rad_per_sec=max_speed,
-                                  accel_rad_per_sec2=accel, duration_sec=duration, action_id=aid))
+        action.command = m.SetLiftHeight(height_mm=target, max_speed_rad_per_sec=max_speed,
+                                         accel_rad_per_sec2=accel, duration_sec=duration, action_id=aid)
+        self.send(action.command)
         return action
 
     def calibrate_motors(self, *, head: bool = True, lift: bool = False) -> None:
