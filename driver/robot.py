@@ -302,12 +302,11 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         self._resolve("body")
 
     def _on_animation_ended(self, msg: Any) -> None:
-        # The animation's frames in the robot's buffer may have moved the head or lift after a
-        # command for them was sent (frames go ahead of their time; an abort can come late): the
-        # commands of their actions still under way go again, so those end where they were told.
-        for slot in ("head", "lift"):
+        # Its buffered frames may have moved the head, lift or treads after a command for them was
+        # sent: the commands of actions still under way go again (turns to their heading).
+        for slot in ("head", "lift", "wheels"):
             action = self._actions.get(slot)
-            if action is not None and action.command is not None and not action.done():
+            if action is not None and action.command is not None and not action.done() and self._ready:
                 self.send(action.command)
         self._emit(ev.AnimationEnded(self._now(), anim_id=int(msg.anim_id)))
 
@@ -448,6 +447,8 @@ class Robot(RobotCubes, RobotVision, RobotConnection):
         action = self._new_action("wheels", aid, timeout, finished)
         self.send(m.TurnInPlace(angle_rad=angle_rad, speed_rad_per_sec=speed, accel_rad_per_sec2=accel,
                                 angle_tolerance_rad=tolerance, is_absolute=absolute, action_id=aid))
+        action.command = m.TurnInPlace(angle_rad=target, speed_rad_per_sec=speed, accel_rad_per_sec2=accel,
+                                       angle_tolerance_rad=tolerance, is_absolute=True, action_id=aid)
         return action
 
     def drive_path(self, segments: list[tuple[str, dict[str, float]]], timeout: float = 30.0) -> Action:
