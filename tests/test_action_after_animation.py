@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Callable
 
 import pytest
 
 from brain.app.virtual_time import run_virtual
+from driver.actions import Action
 from driver.animation.clip import BodyMotion, Clip, HeadAngle, ProceduralFace
 from driver.animation.controller import AnimationController
 from driver.memlink import MemoryNetwork
@@ -24,60 +26,53 @@ from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 
 
-def test_a_head_move_made_while_a_clip_plays_ends_where_it_was_told_once_the_clip_is_over() -> None:
-    async def main() -> None:
-        net = MemoryNetwork(direct=True)
-        sim = SimulatedCozmo("127.0.0.1", 5562, calibrate=False)
-        await sim.start(open_link=net.open_link)
-        robot = Robot("127.0.0.1", 5562, lost_after=2.0)
-        await robot.connect(open_link=net.open_link)
-        ctl = AnimationController(robot, seed=3)
-        try:
-            await asyncio.sleep(0.5)
-            # the head down to -10° at 0.4 s into the clip, back to 0° at 0.9 s
-            pb = ctl.play(Clip("nod", head_angle=(HeadAngle(0, 300, 30), HeadAngle(400, 300, -10),
-                                                  HeadAngle(900, 200, 0)),
-                               procedural_face=(ProceduralFace(0), ProceduralFace(1100))))
-            await asyncio.sleep(0.2)  # frames up to about 0.6 s are in the robot's buffer
-            head = robot.set_head_angle(math.radians(20), max_speed=math.radians(30), timeout=4.0)
-            await pb
-            await head
-            assert head.succeeded
-            assert math.degrees(sim.body.head.position) == pytest.approx(20, abs=3)
-        finally:
-            await ctl.stop()
-            await robot.disconnect()
-            await sim.stop()
+async def _after_clip(clip: Clip, lead_s: float, command: Callable[[Robot], Action]) -> tuple[Action, SimulatedCozmo]:
+    """Play ``clip`` to the simulated robot; ``lead_s`` into it, ``command`` the robot; wait for
+    the clip and then the action (virtual time, the in-memory network)."""
+    net = MemoryNetwork(direct=True)
+    sim = SimulatedCozmo("127.0.0.1", 5562, calibrate=False)
+    await sim.start(open_link=net.open_link)
+    robot = Robot("127.0.0.1", 5562, lost_after=2.0)
+    await robot.connect(open_link=net.open_link)
+    ctl = AnimationController(robot, seed=3)
+    try:
+        await asyncio.sleep(0.5)
+        pb = ctl.play(clip)
+        await asyncio.sleep(lead_s)
+        action = command(robot)
+        await pb
+        await action
+        return action, sim
+    finally:
+        await ctl.stop()
+        await robot.disconnect()
+        await sim.stop()
 
-    run_virtual(main())
+
+def test_a_head_move_made_while_a_clip_plays_ends_where_it_was_told_once_the_clip_is_over() -> None:
+    # the head down to -10° at 0.4 s into the clip, back to 0° at 0.9 s; the move 0.2 s in, when
+    # frames up to about 0.6 s are in the robot's buffer
+    nod = Clip("nod", head_angle=(HeadAngle(0, 300, 30), HeadAngle(400, 300, -10), HeadAngle(900, 200, 0)),
+               procedural_face=(ProceduralFace(0), ProceduralFace(1100)))
+    head, sim = run_virtual(_after_clip(nod, 0.2, lambda robot: robot.set_head_angle(
+        math.radians(20), max_speed=math.radians(30), timeout=4.0)))
+    assert head.succeeded
+    assert math.degrees(sim.body.head.position) == pytest.approx(20, abs=3)
 
 
 def test_a_turn_made_while_a_clip_drives_the_treads_gets_to_its_heading_once_the_clip_is_over() -> None:
-    async def main() -> None:
-        net = MemoryNetwork(direct=True)
-        sim = SimulatedCozmo("127.0.0.1", 5563, calibrate=False)
-        await sim.start(open_link=net.open_link)
-        robot = Robot("127.0.0.1", 5563, lost_after=2.0)
-        await robot.connect(open_link=net.open_link)
-        ctl = AnimationController(robot, seed=3)
-        try:
-            await asyncio.sleep(0.5)
-            # the treads creep forward, then from 0.5 s drive straight on at another speed
-            pb = ctl.play(Clip("drive", body_motion=(BodyMotion(0, 500, "STRAIGHT", 20),
-                                                     BodyMotion(500, 800, "STRAIGHT", 30)),
-                               procedural_face=(ProceduralFace(0), ProceduralFace(1300))))
-            await asyncio.sleep(0.3)  # the frame of the second keyframe is in the robot's buffer
-            assert robot.state is not None
-            heading = robot.state.proprioception.pose.angle_rad + math.radians(90)
-            turn = robot.turn_in_place(heading, speed=math.radians(90), absolute=True, timeout=4.0)
-            await pb
-            await turn
-            assert turn.succeeded
-            error = math.atan2(math.sin(sim.body.angle_rad - heading), math.cos(sim.body.angle_rad - heading))
-            assert abs(math.degrees(error)) < 5
-        finally:
-            await ctl.stop()
-            await robot.disconnect()
-            await sim.stop()
+    # the treads creep forward, then from 0.5 s drive straight on at another speed; the turn
+    # 0.3 s in, when the frame of the second keyframe is in the robot's buffer
+    drive = Clip("drive", body_motion=(BodyMotion(0, 500, "STRAIGHT", 20), BodyMotion(500, 800, "STRAIGHT", 30)),
+                 procedural_face=(ProceduralFace(0), ProceduralFace(1300)))
+    heading: list[float] = []
 
-    run_virtual(main())
+    def turn(robot: Robot) -> Action:
+        assert robot.state is not None
+        heading.append(robot.state.proprioception.pose.angle_rad + math.radians(90))
+        return robot.turn_in_place(heading[0], speed=math.radians(90), absolute=True, timeout=4.0)
+
+    action, sim = run_virtual(_after_clip(drive, 0.3, turn))
+    assert action.succeeded
+    error = math.atan2(math.sin(sim.body.angle_rad - heading[0]), math.cos(sim.body.angle_rad - heading[0]))
+    assert abs(math.degrees(error)) < 5
