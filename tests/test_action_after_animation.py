@@ -76,3 +76,44 @@ def test_a_turn_made_while_a_clip_drives_the_treads_gets_to_its_heading_once_the
     assert action.succeeded
     error = math.atan2(math.sin(sim.body.angle_rad - heading[0]), math.cos(sim.body.angle_rad - heading[0]))
     assert abs(math.degrees(error)) < 5
+
+
+def test_stopping_a_clip_that_drives_the_treads_stops_them_unless_a_turn_took_them_over() -> None:
+    """A body keyframe drives the treads until countermanded; the robot's AbortAnimation empties
+    its buffer, a stop queued there too (hardware.md §4). A clip stopped while it drives leaves
+    the robot still, and a turn asked for just before the clip is stopped (a node turning to a
+    face as the branch it interrupts stops its clip) still gets to its heading."""
+    drive = Clip("drive", body_motion=(BodyMotion(0, 3000, "STRAIGHT", 40),),
+                 procedural_face=(ProceduralFace(0), ProceduralFace(3000)))
+
+    async def main(turn_first: bool) -> tuple[float, float]:
+        net = MemoryNetwork(direct=True)
+        sim = SimulatedCozmo("127.0.0.1", 5562, calibrate=False)
+        await sim.start(open_link=net.open_link)
+        robot = Robot("127.0.0.1", 5562, lost_after=2.0)
+        await robot.connect(open_link=net.open_link)
+        ctl = AnimationController(robot, seed=3)
+        try:
+            await asyncio.sleep(0.5)
+            pb = ctl.play(drive)
+            await asyncio.sleep(0.5)
+            assert robot.state is not None
+            heading = robot.state.proprioception.pose.angle_rad + math.radians(60)
+            turn = robot.turn_in_place(heading, speed=math.radians(120), absolute=True) if turn_first else None
+            pb.cancel()
+            await asyncio.sleep(0.3)
+            x = sim.body.x_mm
+            if turn is not None:
+                await turn
+                assert turn.succeeded
+            await asyncio.sleep(1.0)
+            return sim.body.x_mm - x, math.degrees(sim.body.angle_rad - heading)
+        finally:
+            await ctl.stop()
+            await robot.disconnect()
+            await sim.stop()
+
+    moved, _ = run_virtual(main(False))
+    assert abs(moved) < 1.0, f"the treads drove {moved:.0f} mm on after the clip was stopped"
+    _, error = run_virtual(main(True))
+    assert abs(error) < 5

@@ -273,7 +273,10 @@ def test_cancel_aborts_on_the_robot_and_stops_the_wheels() -> None:
             await pb
         await eventually(lambda: sim.counts["AbortAnimation"] == 1)
         bodies = of(between(sim), "AnimBody")
-        assert [b.speed for b in bodies] == [60, 0]
+        assert [b.speed for b in bodies] == [60]
+        # the treads stop after the abort (which empties the animation's buffer, a stop queued too)
+        await eventually(lambda: sim.counts["DriveWheels"] == 1)
+        assert sim.body.left_cmd == sim.body.right_cmd == 0.0
         await asyncio.sleep(0.2)
         assert sim.counts["AnimHead"] == 0 and sim.current_animation is None
         # play() supersedes the clip on air

@@ -145,9 +145,14 @@ class ClipQueue:
         if not self.robot.connected:
             return  # nothing to abort on a robot that does not hear us
         try:
-            if act.body_moving:
-                self.robot.send(m.AnimBody(speed=0, unknown=STRAIGHT))
             self.robot.send(m.AbortAnimation())
+            if act.body_moving and getattr(self.robot, "wheel_commands", None) == act.wheel_mark:
+                # A body keyframe drives the treads until countermanded, and the abort empties the
+                # robot's buffer, a stop queued there too (hardware.md §4): they are stopped
+                # directly, unless the treads were commanded since the clip began (whoever did
+                # drives them now: a turn to a face as the clip is stopped).
+                self.robot.send(m.DriveWheels(lwheel_speed_mmps=0.0, rwheel_speed_mmps=0.0,
+                                              lwheel_accel_mmps2=0.0, rwheel_accel_mmps2=0.0))
         except (RobotError, ConnectionError) as exc:
             log.debug("could not abort animation: %s", exc)
 
@@ -182,6 +187,7 @@ class ClipQueue:
         act = OnAir(pb, head_deg=head, lift_mm=lift, start_face=self._images.face,
                     resolve_sounds=self.audio_resolver is not None,
                     resolve_sprites=self.sprite_resolver is not None)
+        act.wheel_mark = getattr(self.robot, "wheel_commands", None)
         self._next_anim_id = self._next_anim_id % 255 + 1
         pb.mark_playing(self._next_anim_id, now)
         self._active = act

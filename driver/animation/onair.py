@@ -110,6 +110,8 @@ class OnAir:
         self.last_sampled: dict[str, int] = {}
         #: True while the last AnimBody sent had a speed: the wheels must be stopped at the end
         self.body_moving = False
+        #: the robot's count of wheel commands when the clip went on air (None: it keeps none)
+        self.wheel_mark: int | None = None
         self.last_face: FaceParams | None = None
 
     @property
