@@ -12,8 +12,9 @@ when the animation ends, so they finish; a turn goes again to the heading it was
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -26,9 +27,10 @@ from driver.robot import Robot
 from driver.sim.server import SimulatedCozmo
 
 
-async def _after_clip(clip: Clip, lead_s: float, command: Callable[[Robot], Action]) -> tuple[Action, SimulatedCozmo]:
-    """Play ``clip`` to the simulated robot; ``lead_s`` into it, ``command`` the robot; wait for
-    the clip and then the action (virtual time, the in-memory network)."""
+@contextlib.asynccontextmanager
+async def _robot_and_player() -> AsyncIterator[tuple[SimulatedCozmo, Robot, AnimationController]]:
+    """A simulated robot, the Robot connected to it and an animation controller (virtual time,
+    the in-memory network), half a second after connecting; stopped on the way out."""
     net = MemoryNetwork(direct=True)
     sim = SimulatedCozmo("127.0.0.1", 5562, calibrate=False)
     await sim.start(open_link=net.open_link)
@@ -37,16 +39,22 @@ async def _after_clip(clip: Clip, lead_s: float, command: Callable[[Robot], Acti
     ctl = AnimationController(robot, seed=3)
     try:
         await asyncio.sleep(0.5)
+        yield sim, robot, ctl
+    finally:
+        await ctl.stop()
+        await robot.disconnect()
+        await sim.stop()
+
+
+async def _after_clip(clip: Clip, lead_s: float, command: Callable[[Robot], Action]) -> tuple[Action, SimulatedCozmo]:
+    """Play ``clip``; ``lead_s`` into it, ``command`` the robot; wait for the clip, then the action."""
+    async with _robot_and_player() as (sim, robot, ctl):
         pb = ctl.play(clip)
         await asyncio.sleep(lead_s)
         action = command(robot)
         await pb
         await action
         return action, sim
-    finally:
-        await ctl.stop()
-        await robot.disconnect()
-        await sim.stop()
 
 
 def test_a_head_move_made_while_a_clip_plays_ends_where_it_was_told_once_the_clip_is_over() -> None:
@@ -87,14 +95,7 @@ def test_stopping_a_clip_that_drives_the_treads_stops_them_unless_a_turn_took_th
                  procedural_face=(ProceduralFace(0), ProceduralFace(3000)))
 
     async def main(turn_first: bool) -> tuple[float, float]:
-        net = MemoryNetwork(direct=True)
-        sim = SimulatedCozmo("127.0.0.1", 5562, calibrate=False)
-        await sim.start(open_link=net.open_link)
-        robot = Robot("127.0.0.1", 5562, lost_after=2.0)
-        await robot.connect(open_link=net.open_link)
-        ctl = AnimationController(robot, seed=3)
-        try:
-            await asyncio.sleep(0.5)
+        async with _robot_and_player() as (sim, robot, ctl):
             pb = ctl.play(drive)
             await asyncio.sleep(0.5)
             assert robot.state is not None
@@ -108,10 +109,6 @@ def test_stopping_a_clip_that_drives_the_treads_stops_them_unless_a_turn_took_th
                 assert turn.succeeded
             await asyncio.sleep(1.0)
             return sim.body.x_mm - x, math.degrees(sim.body.angle_rad - heading)
-        finally:
-            await ctl.stop()
-            await robot.disconnect()
-            await sim.stop()
 
     moved, _ = run_virtual(main(False))
     assert abs(moved) < 1.0, f"the treads drove {moved:.0f} mm on after the clip was stopped"
